@@ -1,0 +1,105 @@
+// Package memory is a target that keeps objects in process memory. It backs
+// `ipsync plan --target memory` (a plan against an empty target shows what a
+// first run would create) and the tests of code that drives targets.
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Store holds objects by identity. It is safe for concurrent use.
+type Store struct {
+	mu      sync.Mutex
+	objs    map[resource.Identity]resource.Object
+	order   []resource.Identity
+	version int
+}
+
+// New returns a store holding copies of objs.
+func New(objs ...resource.Object) *Store {
+	s := &Store{objs: map[resource.Identity]resource.Object{}}
+	for _, o := range objs {
+		s.put(resource.Clone(o))
+	}
+	return s
+}
+
+func (s *Store) put(o resource.Object) {
+	id := o.Identity()
+	if _, ok := s.objs[id]; !ok {
+		s.order = append(s.order, id)
+	}
+	s.version++
+	m := o.Meta()
+	if m.ID == "" {
+		m.ID = "mem-" + strconv.Itoa(s.version)
+	}
+	m.Version = strconv.Itoa(s.version)
+	m.Source = resource.Source{}
+	s.objs[id] = o
+}
+
+// List returns copies of every object, in the order they were first stored.
+func (s *Store) List(context.Context) ([]resource.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]resource.Object, 0, len(s.objs))
+	for _, id := range s.order {
+		if o, ok := s.objs[id]; ok {
+			out = append(out, resource.Clone(o))
+		}
+	}
+	return out, nil
+}
+
+// Apply performs the writing changes and returns how many it wrote. Like a
+// real target it refuses to create what exists and to change what is gone.
+func (s *Store) Apply(_ context.Context, changes []plan.Change) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	writes := 0
+	for _, c := range changes {
+		if !c.Action.Writes() {
+			continue
+		}
+		obj := c.Desired
+		if obj == nil {
+			obj = c.Current
+		}
+		id := obj.Identity()
+		existing, exists := s.objs[id]
+		switch {
+		case c.Action == plan.Create && exists:
+			return writes, fmt.Errorf("create %s: already exists", c.Key)
+		case c.Action != plan.Create && !exists:
+			return writes, fmt.Errorf("%s %s: not found", c.Action, c.Key)
+		}
+		switch c.Action {
+		case plan.Create:
+			o := resource.Clone(c.Desired)
+			o.Meta().ID = ""
+			s.put(o)
+		case plan.Update, plan.Adopt:
+			o := resource.Clone(c.Desired)
+			o.Meta().ID = existing.Meta().ID
+			s.put(o)
+		case plan.Delete:
+			delete(s.objs, id)
+		}
+		writes++
+	}
+	return writes, nil
+}
+
+// Put stores a copy of o as if someone else had written it (tests).
+func (s *Store) Put(o resource.Object) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.put(resource.Clone(o))
+}

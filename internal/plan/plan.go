@@ -1,0 +1,221 @@
+// Package plan computes what must change in a target so that it holds what
+// an owner wants, and nothing it does not own is touched. It is pure: no
+// I/O, no logging, no clocks.
+package plan
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Plan is the outcome of comparing desired with current state.
+type Plan struct {
+	Policy Policy
+	// Changes lists every object that is created, updated, adopted, deleted
+	// or in conflict, in the order they must be applied: creates and updates
+	// parents first, then deletes children first, then conflicts.
+	Changes []Change
+	// Summary counts objects per kind and action, noops and skips included.
+	Summary Summary
+	// Owned is how many current objects carry the policy owner's marker.
+	Owned int
+	// Refusals are reasons the plan must not be applied as it is.
+	Refusals []string
+
+	noops [kindCount]int // counted apart from Summary: most objects are noops
+}
+
+const kindCount = 7 // len(resource.Kinds())
+
+func (p *Plan) foldNoops() {
+	for r, n := range p.noops {
+		if n > 0 {
+			k := resource.Kinds()[r]
+			if p.Summary[k] == nil {
+				p.Summary[k] = map[Action]int{}
+			}
+			p.Summary[k][Noop] += n
+		}
+	}
+}
+
+// Skip counts objects whose change the policy's mode leaves out (updates in
+// create-only, deletes in upsert-only and create-only). It never appears in
+// Changes.
+const Skip Action = '/'
+
+// Make compares desired (objects the policy owner wants) with current (what
+// the target holds in the owner's scope) and plans the changes.
+func Make(desired, current []resource.Object, policy Policy) *Plan {
+	p := &Plan{Policy: policy, Summary: Summary{}}
+	defer p.foldNoops()
+
+	idx := newIndex(current)
+	dupCurrent := map[resource.Identity]bool{}
+	for i, c := range current {
+		id := c.Identity()
+		if !idx.add(id, i) {
+			dupCurrent[id] = true
+			continue
+		}
+		if c.Meta().Owner == policy.Owner {
+			p.Owned++
+		}
+	}
+
+	matched := make([]bool, len(current))
+	created := map[resource.Identity]struct{}{}
+	for _, d := range desired {
+		id := d.Identity()
+		i, ok := idx.get(id)
+		_, dupCreate := created[id]
+		if (ok && matched[i]) || dupCreate {
+			p.add(Change{Action: Conflict, Key: d.Key(), Desired: d, Reason: "declared more than once by " + string(policy.Owner)})
+			continue
+		}
+		if !ok {
+			created[id] = struct{}{}
+			p.add(Change{Action: Create, Key: d.Key(), Desired: d, Fields: d.Diff(empty(d))})
+			continue
+		}
+		matched[i] = true
+		c := current[i]
+		if dupCurrent[id] {
+			p.add(Change{Action: Conflict, Key: d.Key(), Desired: d, Current: c, Reason: "the target holds more than one object with this key; remove the duplicate by hand"})
+			continue
+		}
+		p.compare(d, c)
+	}
+
+	var deletes []Change
+	for i, c := range current {
+		if matched[i] || c.Meta().Owner != policy.Owner {
+			continue
+		}
+		if id := c.Identity(); dupCurrent[id] {
+			if first, _ := idx.get(id); matched[first] {
+				continue // a duplicate of a desired key: reported as a conflict above
+			}
+		}
+		if policy.Mode != ModeSync {
+			p.Summary.count(c.Kind(), Skip)
+			continue
+		}
+		deletes = append(deletes, Change{Action: Delete, Key: c.Key(), Current: c, Fields: empty(c).Diff(c)})
+	}
+	if reason := policy.massDelete(len(deletes), p.Owned); reason != "" {
+		p.Refusals = append(p.Refusals, reason)
+	}
+	for _, ch := range deletes {
+		p.add(ch)
+	}
+
+	if n := p.Summary.Total(Conflict); n > 0 {
+		p.Refusals = append(p.Refusals, fmt.Sprintf("%d conflict(s): objects that %s does not own match desired ones; resolve them (or adopt unmarked ones with --adopt) first", n, policy.Owner))
+	}
+	slices.SortStableFunc(p.Changes, compareChanges)
+	return p
+}
+
+// compare decides what to do with a desired object the target already has.
+func (p *Plan) compare(d, c resource.Object) {
+	owner := c.Meta().Owner
+	if owner == p.Policy.Owner {
+		fields := d.Diff(c)
+		switch {
+		case len(fields) == 0:
+			p.noops[d.Kind().Rank()]++
+		case p.Policy.Mode == ModeCreateOnly:
+			p.Summary.count(d.Kind(), Skip)
+		default:
+			p.add(Change{Action: Update, Key: d.Key(), Desired: d, Current: c, Fields: fields})
+		}
+		return
+	}
+	k := d.Key()
+	switch {
+	case owner == "" && p.Policy.Adopt && p.Policy.Mode != ModeCreateOnly:
+		p.add(Change{Action: Adopt, Key: k, Desired: d, Current: c, Fields: d.Diff(c),
+			Reason: "exists without an ipsync marker; adopted by " + string(p.Policy.Owner)})
+	case owner == "":
+		p.add(Change{Action: Conflict, Key: k, Desired: d, Current: c, Fields: d.Diff(c),
+			Reason: "exists without an ipsync marker; rerun with --adopt to take it over"})
+	default:
+		p.add(Change{Action: Conflict, Key: k, Desired: d, Current: c, Fields: d.Diff(c),
+			Reason: "owned by " + string(owner) + "; " + string(p.Policy.Owner) + " must not change it"})
+	}
+}
+
+func (p *Plan) add(c Change) {
+	p.Changes = append(p.Changes, c)
+	p.Summary.count(c.Key.Kind, c.Action)
+}
+
+// empty is a zero object of o's kind, so that Diff against it lists every
+// field that is set: a create's or a delete's field values.
+func empty(o resource.Object) resource.Object {
+	e, err := resource.New(o.Kind())
+	if err != nil {
+		panic(err) // o's Kind comes from a concrete resource type
+	}
+	return e
+}
+
+// phase orders the groups of changes: writes parent-first, then deletes
+// child-first, then conflicts (never applied, listed last).
+func phase(a Action) int {
+	switch a {
+	case Delete:
+		return 1
+	case Conflict:
+		return 2
+	}
+	return 0
+}
+
+func compareChanges(a, b Change) int {
+	if c := cmp.Compare(phase(a.Action), phase(b.Action)); c != 0 {
+		return c
+	}
+	ra, rb := a.Key.Kind.Rank(), b.Key.Kind.Rank()
+	if a.Action == Delete {
+		ra, rb = rb, ra
+	}
+	if c := cmp.Compare(ra, rb); c != 0 {
+		return c
+	}
+	if c := comparePrefixes(a, b); c != 0 {
+		if a.Action == Delete {
+			return -c
+		}
+		return c
+	}
+	return cmp.Compare(a.Key.Name, b.Key.Name)
+}
+
+// comparePrefixes puts wider prefixes first, so a container exists before
+// the networks inside it and is deleted after them.
+func comparePrefixes(a, b Change) int {
+	pa, okA := object(a).(*resource.Prefix)
+	pb, okB := object(b).(*resource.Prefix)
+	if !okA || !okB {
+		return 0
+	}
+	if c := cmp.Compare(pa.Namespace, pb.Namespace); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(pa.Prefix.Bits(), pb.Prefix.Bits()); c != 0 {
+		return c
+	}
+	return pa.Prefix.Addr().Compare(pb.Prefix.Addr())
+}
+
+func object(c Change) resource.Object {
+	if c.Desired != nil {
+		return c.Desired
+	}
+	return c.Current
+}

@@ -1,0 +1,67 @@
+package plan
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText renders p for a person: counts per kind and action, the reasons
+// the plan would be refused, then each change with its field diffs.
+func (p *Plan) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Plan for owner %s (mode %s", p.Policy.Owner, p.Policy.Mode)
+	if p.Policy.Adopt {
+		b.WriteString(", adopt")
+	}
+	fmt.Fprintf(&b, "), %d objects currently owned\n\n", p.Owned)
+
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kind\tcreate\tupdate\tadopt\tdelete\tconflict\tnoop\tskip\t")
+	var total SummaryRow
+	for _, r := range p.Summary.Rows() {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", r.Kind, r.Create, r.Update, r.Adopt, r.Delete, r.Conflict, r.Noop, r.Skip)
+		total.Create += r.Create
+		total.Update += r.Update
+		total.Adopt += r.Adopt
+		total.Delete += r.Delete
+		total.Conflict += r.Conflict
+		total.Noop += r.Noop
+		total.Skip += r.Skip
+	}
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", total.Create, total.Update, total.Adopt, total.Delete, total.Conflict, total.Noop, total.Skip)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	if len(p.Refusals) > 0 {
+		b.WriteString("\nThis plan will not be applied:\n")
+		for _, r := range p.Refusals {
+			fmt.Fprintf(&b, "  ! %s\n", r)
+		}
+	}
+	if len(p.Changes) == 0 {
+		b.WriteString("\nNo changes: the target matches.\n")
+	} else {
+		b.WriteString("\n")
+	}
+	for _, c := range p.Changes {
+		fmt.Fprintf(&b, "%c %s %s %s\n", c.Action, c.Action, c.Key.Kind, c.Key.Name)
+		if c.Reason != "" {
+			fmt.Fprintf(&b, "    # %s\n", c.Reason)
+		}
+		for _, f := range c.Fields {
+			switch c.Action {
+			case Create:
+				fmt.Fprintf(&b, "    %s: %q\n", f.Field, f.New)
+			case Delete:
+				fmt.Fprintf(&b, "    %s: %q\n", f.Field, f.Old)
+			default:
+				fmt.Fprintf(&b, "    %s: %q -> %q\n", f.Field, f.Old, f.New)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,106 @@
+// Package reconcile drives one owner's sync against one target: read the
+// target, plan, check the whole plan before any write, then write. The CLI
+// and the agent share it.
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Target is what reconcile needs of a target: read the owner's scope, write
+// changes in the order given.
+type Target interface {
+	List(ctx context.Context) ([]resource.Object, error)
+	Apply(ctx context.Context, changes []plan.Change) (writes int, err error)
+}
+
+// Namer is implemented by targets that own kinds the desired objects refer
+// to (locations, statuses, roles, tenants), so references can be checked
+// before anything is written.
+type Namer interface {
+	Names(ctx context.Context) (map[resource.Kind]map[string]bool, error)
+}
+
+// Result is a plan with what it was made from.
+type Result struct {
+	Plan     *plan.Plan
+	Current  []resource.Object
+	Problems []Problem
+}
+
+// Plan reads the target and plans desired against it. A failed read is an
+// error, never an empty current state: that would turn into deletes.
+func Plan(ctx context.Context, desired []resource.Object, t Target, policy plan.Policy) (*Result, error) {
+	current, err := t.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read target: %w", err)
+	}
+	var names map[resource.Kind]map[string]bool
+	if n, ok := t.(Namer); ok {
+		if names, err = n.Names(ctx); err != nil {
+			return nil, fmt.Errorf("read target names: %w", err)
+		}
+	}
+	p := plan.Make(desired, current, policy)
+	return &Result{Plan: p, Current: current, Problems: References(p, desired, current, names)}, nil
+}
+
+// ErrRefused marks a plan that preflight will not let through.
+var ErrRefused = errors.New("plan refused")
+
+// Preflight checks the whole plan before the first write: no refusals (a
+// conflict, the mass-delete guard) and every reference resolves.
+func (r *Result) Preflight() error {
+	var lines []string
+	lines = append(lines, r.Plan.Refusals...)
+	for _, p := range r.Problems {
+		lines = append(lines, p.String())
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w, nothing was written:\n  %s", ErrRefused, strings.Join(lines, "\n  "))
+}
+
+// Apply writes the plan's changes after Preflight passed. It returns the
+// number of objects written.
+func (r *Result) Apply(ctx context.Context, t Target) (int, error) {
+	if err := r.Preflight(); err != nil {
+		return 0, err
+	}
+	var writes []plan.Change
+	for _, c := range r.Plan.Changes {
+		if c.Action.Writes() {
+			writes = append(writes, c)
+		}
+	}
+	if len(writes) == 0 {
+		return 0, nil
+	}
+	n, err := t.Apply(ctx, writes)
+	if err != nil {
+		return n, fmt.Errorf("apply: %w", err)
+	}
+	return n, nil
+}
+
+// Saved re-checks a plan made earlier against the target as it is now. The
+// result refuses to apply if any object the plan touches moved since.
+func Saved(ctx context.Context, saved *plan.Plan, t Target) (*Result, error) {
+	current, err := t.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read target: %w", err)
+	}
+	r := &Result{Plan: saved, Current: current}
+	if moved := Stale(saved, current); len(moved) > 0 {
+		r.Plan.Refusals = append(r.Plan.Refusals, fmt.Sprintf("the target changed since the plan was made (%d objects moved); make a new plan:\n    %s",
+			len(moved), strings.Join(moved, "\n    ")))
+	}
+	return r, nil
+}

@@ -1,0 +1,131 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/ipsync/ipsync/internal/memory"
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+const owner = resource.Owner("static:dc")
+
+func desired() []resource.Object {
+	return []resource.Object{
+		&resource.Namespace{M: resource.Meta{Owner: owner, Source: resource.Source{File: "dc.yaml", Line: 2, Col: 5}}, Name: "a11"},
+		&resource.VLANGroup{M: resource.Meta{Owner: owner}, Name: "a11-12-network", Location: "DC-A11"},
+		&resource.VLAN{M: resource.Meta{Owner: owner}, Group: "a11-12-network", VID: 100, Name: "prov", Status: "Active"},
+		&resource.Prefix{M: resource.Meta{Owner: owner, Source: resource.Source{File: "dc.yaml", Line: 9, Col: 5}}, Namespace: "a11",
+			Prefix: netip.MustParsePrefix("10.0.0.0/24"), VLAN: "a11-12-network/100", Status: "Active"},
+	}
+}
+
+type namedStore struct {
+	*memory.Store
+	names map[resource.Kind]map[string]bool
+}
+
+func (n namedStore) Names(context.Context) (map[resource.Kind]map[string]bool, error) { return n.names, nil }
+
+func TestPlanApplyConverges(t *testing.T) {
+	ctx := context.Background()
+	store := memory.New()
+	r, err := Plan(ctx, desired(), store, plan.DefaultPolicy(owner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := r.Apply(ctx, store)
+	if err != nil || n != 4 {
+		t.Fatalf("first Apply = %d, %v; want 4 writes", n, err)
+	}
+	r, err = Plan(ctx, desired(), store, plan.DefaultPolicy(owner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.Apply(ctx, store); err != nil || n != 0 {
+		t.Errorf("second Apply = %d, %v; want 0 writes", n, err)
+	}
+}
+
+func TestReferencesLocated(t *testing.T) {
+	ctx := context.Background()
+	store := namedStore{memory.New(), map[resource.Kind]map[string]bool{
+		resource.RefLocation: {"DC-B22": true}, resource.RefStatus: {"Active": true},
+	}}
+	d := desired()
+	d = append(d, &resource.Prefix{M: resource.Meta{Owner: owner, Source: resource.Source{File: "dc.yaml", Line: 14, Col: 5}}, Namespace: "b22",
+		Prefix: netip.MustParsePrefix("10.1.0.0/24"), Status: "Active"})
+	r, err := Plan(ctx, d, store, plan.DefaultPolicy(owner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range r.Problems {
+		got = append(got, p.String())
+	}
+	want := []string{`location "DC-A11"`, `dc.yaml:14:5: namespace: namespace "b22"`}
+	for _, w := range want {
+		if !strings.Contains(strings.Join(got, "\n"), w) {
+			t.Errorf("problems %q lack %q", got, w)
+		}
+	}
+	if _, err := r.Apply(ctx, store); !errors.Is(err, ErrRefused) {
+		t.Errorf("Apply with unresolved references = %v, want ErrRefused", err)
+	}
+	if objs, _ := store.List(ctx); len(objs) != 0 {
+		t.Errorf("refused apply wrote %d objects", len(objs))
+	}
+}
+
+func TestSavedPlanStaleness(t *testing.T) {
+	ctx := context.Background()
+	store := memory.New()
+	r, _ := Plan(ctx, desired(), store, plan.DefaultPolicy(owner))
+	if _, err := r.Apply(ctx, store); err != nil {
+		t.Fatal(err)
+	}
+	changed := desired()
+	changed[2].(*resource.VLAN).Name = "provisioning"
+	saved, _ := Plan(ctx, changed, store, plan.DefaultPolicy(owner))
+
+	// Someone edits the VLAN between plan and apply.
+	objs, _ := store.List(ctx)
+	for _, o := range objs {
+		if v, ok := o.(*resource.VLAN); ok {
+			v.Description = "edited by hand"
+			store.Put(v)
+		}
+	}
+	again, err := Saved(ctx, saved.Plan, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = again.Apply(ctx, store)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "vlan a11-12-network/100") {
+		t.Errorf("Apply of stale plan = %v, want refusal naming the VLAN", err)
+	}
+
+	fresh, _ := Plan(ctx, changed, store, plan.DefaultPolicy(owner))
+	again, _ = Saved(ctx, fresh.Plan, store)
+	if n, err := again.Apply(ctx, store); err != nil || n != 1 {
+		t.Errorf("Apply of fresh saved plan = %d, %v; want 1 write", n, err)
+	}
+}
+
+func TestFailedReadNeverDeletes(t *testing.T) {
+	_, err := Plan(context.Background(), nil, failing{}, plan.DefaultPolicy(owner))
+	if err == nil {
+		t.Fatal("Plan over a failed read = nil error")
+	}
+}
+
+type failing struct{}
+
+func (failing) List(context.Context) ([]resource.Object, error) { return nil, errors.New("read cut short") }
+func (failing) Apply(context.Context, []plan.Change) (int, error) {
+	return 0, errors.New("must not be called")
+}

@@ -1,0 +1,68 @@
+package reconcile
+
+import (
+	"fmt"
+
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Problem is a reference that does not resolve, located in the spec.
+type Problem struct {
+	Source  resource.Source
+	Key     resource.Key
+	Field   string
+	Message string
+}
+
+func (p Problem) String() string {
+	at := p.Source.String()
+	if at == "" {
+		at = p.Key.String()
+	}
+	return fmt.Sprintf("%s: %s: %s", at, p.Field, p.Message)
+}
+
+// References checks that every reference of a desired object resolves once
+// the plan is applied: to a desired object, to a current one the plan does
+// not delete, or to a name the target owns. names nil (or a kind missing
+// from it) means those names cannot be checked on this target.
+func References(p *plan.Plan, desired, current []resource.Object, names map[resource.Kind]map[string]bool) []Problem {
+	deleted := map[resource.Key]bool{}
+	for _, c := range p.Changes {
+		if c.Action == plan.Delete {
+			deleted[c.Key] = true
+		}
+	}
+	have := make(map[resource.Key]bool, len(desired))
+	for _, d := range desired {
+		have[d.Key()] = true
+	}
+	for _, c := range current {
+		if k := c.Key(); !deleted[k] && referable(k.Kind) {
+			have[k] = true
+		}
+	}
+	var out []Problem
+	for _, d := range desired {
+		for _, ref := range d.References() {
+			if ref.Kind.Rank() >= 0 {
+				if !have[resource.Key{Kind: ref.Kind, Name: ref.Name}] {
+					out = append(out, Problem{d.Meta().Source, d.Key(), ref.Field, fmt.Sprintf("%s %q does not exist in the spec or the target", ref.Kind, ref.Name)})
+				}
+				continue
+			}
+			known, checkable := names[ref.Kind]
+			if checkable && !known[ref.Name] {
+				out = append(out, Problem{d.Meta().Source, d.Key(), ref.Field, fmt.Sprintf("unknown %s %q: create it in Nautobot first, or fix the spelling", ref.Kind, ref.Name)})
+			}
+		}
+	}
+	return out
+}
+
+// referable kinds are the ones objects refer to; indexing only those keeps
+// the check cheap when current holds a million IP addresses.
+func referable(k resource.Kind) bool {
+	return k == resource.KindNamespace || k == resource.KindVLANGroup || k == resource.KindVLAN
+}

@@ -1,0 +1,37 @@
+package reconcile
+
+import (
+	"fmt"
+
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Stale lists the objects a saved plan touches that are no longer as the plan
+// saw them: created since (for creates), or changed, re-owned or gone (for
+// updates, adopts and deletes), compared by the target's change stamp.
+func Stale(p *plan.Plan, current []resource.Object) []string {
+	now := make(map[resource.Key]resource.Object, len(current))
+	for _, c := range current {
+		now[c.Key()] = c
+	}
+	var moved []string
+	for _, c := range p.Changes {
+		if !c.Action.Writes() {
+			continue
+		}
+		cur, exists := now[c.Key]
+		switch {
+		case c.Action == plan.Create && exists:
+			moved = append(moved, fmt.Sprintf("%s: created by someone else since the plan", c.Key))
+		case c.Action == plan.Create:
+		case !exists:
+			moved = append(moved, fmt.Sprintf("%s: gone since the plan", c.Key))
+		case cur.Meta().Owner != c.Current.Meta().Owner:
+			moved = append(moved, fmt.Sprintf("%s: owner changed from %q to %q", c.Key, c.Current.Meta().Owner, cur.Meta().Owner))
+		case cur.Meta().Version != c.Current.Meta().Version || cur.Meta().ID != c.Current.Meta().ID:
+			moved = append(moved, fmt.Sprintf("%s: changed at %s (plan saw %s)", c.Key, cur.Meta().Version, c.Current.Meta().Version))
+		}
+	}
+	return moved
+}
