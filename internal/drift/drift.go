@@ -1,0 +1,95 @@
+// Package drift reports where the sides disagree: per owner, what a sync
+// would change in the target, plus leaks the sources point out. The CLI's
+// `ipsync drift` and the agent's status page render the same report.
+package drift
+
+import (
+	"time"
+
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Report is the drift of every owner against one target.
+type Report struct {
+	GeneratedAt time.Time `json:"generated_at"`
+	Target      string    `json:"target"`
+	Owners      []Owner   `json:"owners"`
+}
+
+// Owner is one owner's drift. Error is set when a side could not be read;
+// then nothing else is known and nothing was concluded.
+type Owner struct {
+	Owner   resource.Owner    `json:"owner"`
+	Error   string            `json:"error,omitempty"`
+	Summary []plan.SummaryRow `json:"summary"`
+	Items   []Item            `json:"items"`
+	Leaks   []Leak            `json:"leaks,omitempty"`
+}
+
+// Item is one object that differs.
+type Item struct {
+	Kind   resource.Kind        `json:"kind"`
+	Key    string               `json:"key"`
+	Drift  string               `json:"drift"` // missing, different, extra, unmarked, foreign
+	Fields []resource.FieldDiff `json:"fields,omitempty"`
+	Reason string               `json:"reason,omitempty"`
+}
+
+// Leak is something a source holds that nothing accounts for: a VLAN
+// segment without ports, a segment range no spec declares.
+type Leak struct {
+	Kind    string `json:"kind"`
+	Key     string `json:"key"`
+	Message string `json:"message"`
+}
+
+// FromPlan turns a plan into an owner's drift: creates are objects missing
+// in the target, updates are different, deletes are extra, conflicts are
+// unmarked or foreign objects in the way.
+func FromPlan(p *plan.Plan, leaks []Leak) Owner {
+	o := Owner{Owner: p.Policy.Owner, Summary: p.Summary.Rows(), Items: []Item{}, Leaks: leaks}
+	for _, c := range p.Changes {
+		it := Item{Kind: c.Key.Kind, Key: c.Key.Name, Fields: c.Fields, Reason: c.Reason}
+		switch c.Action {
+		case plan.Create:
+			it.Drift = "missing"
+		case plan.Update:
+			it.Drift = "different"
+		case plan.Adopt:
+			it.Drift = "unmarked"
+		case plan.Delete:
+			it.Drift = "extra"
+		case plan.Conflict:
+			it.Drift = "foreign"
+			if c.Current != nil && c.Current.Meta().Owner == "" {
+				it.Drift = "unmarked"
+			}
+		default:
+			continue
+		}
+		o.Items = append(o.Items, it)
+	}
+	return o
+}
+
+// Count is the number of drifting objects and leaks of all owners.
+func (r *Report) Count() int {
+	n := 0
+	for _, o := range r.Owners {
+		n += len(o.Items) + len(o.Leaks)
+	}
+	return n
+}
+
+// ByKind counts drifting objects per kind and drift, for metrics.
+func (o Owner) ByKind() map[resource.Kind]map[string]int {
+	out := map[resource.Kind]map[string]int{}
+	for _, it := range o.Items {
+		if out[it.Kind] == nil {
+			out[it.Kind] = map[string]int{}
+		}
+		out[it.Kind][it.Drift]++
+	}
+	return out
+}

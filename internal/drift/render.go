@@ -1,0 +1,68 @@
+package drift
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes the report for a terminal.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Drift against %s at %s\n", r.Target, r.GeneratedAt.Format("2006-01-02 15:04:05 MST"))
+	for _, o := range r.Owners {
+		fmt.Fprintf(&b, "\n%s: ", o.Owner)
+		switch {
+		case o.Error != "":
+			fmt.Fprintf(&b, "UNREACHABLE: %s\n", o.Error)
+			continue
+		case len(o.Items) == 0 && len(o.Leaks) == 0:
+			b.WriteString("in agreement\n")
+			continue
+		}
+		fmt.Fprintf(&b, "%d objects drift, %d leaks\n", len(o.Items), len(o.Leaks))
+		for _, it := range o.Items {
+			fmt.Fprintf(&b, "  %-9s %s %s", it.Drift, it.Kind, it.Key)
+			if it.Reason != "" {
+				fmt.Fprintf(&b, "  (%s)", it.Reason)
+			}
+			b.WriteString("\n")
+			if it.Drift == "different" || it.Drift == "unmarked" || it.Drift == "foreign" {
+				for _, f := range it.Fields {
+					fmt.Fprintf(&b, "      %s: %q -> %q\n", f.Field, f.Old, f.New)
+				}
+			}
+		}
+		for _, l := range o.Leaks {
+			fmt.Fprintf(&b, "  leak      %s %s: %s\n", l.Kind, l.Key, l.Message)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+//go:embed report.html.tmpl
+var reportHTML string
+
+// WriteHTML writes a self-contained page: inline CSS, no scripts, readable
+// in any browser and as a saved file.
+func (r *Report) WriteHTML(w io.Writer, extra template.HTML) error {
+	t, err := template.New("report").Parse(reportHTML)
+	if err != nil {
+		return fmt.Errorf("parse report template: %w", err)
+	}
+	return t.Execute(w, struct {
+		*Report
+		Extra template.HTML
+	}{r, extra})
+}
