@@ -6,7 +6,10 @@ package plan
 import (
 	"cmp"
 	"fmt"
+	"hash/maphash"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -49,15 +52,103 @@ const Skip Action = '/'
 
 // Make compares desired (objects the policy owner wants) with current (what
 // the target holds in the owner's scope) and plans the changes.
+//
+// Objects are split into shards by the hash of their identity, and the
+// shards are planned in parallel: an identity always lands in one shard, so
+// each shard sees all the objects that could match, and duplicates.
 func Make(desired, current []resource.Object, policy Policy) *Plan {
-	p := &Plan{Policy: policy, Summary: Summary{}}
-	defer p.foldNoops()
+	n := shardCount(len(desired) + len(current))
+	seed := maphash.MakeSeed()
+	dh, ch := hashAll(desired, seed, n), hashAll(current, seed, n)
 
-	idx := newIndex(current)
+	parts := make([]*Plan, n)
+	deletes := make([][]Change, n)
+	// Each current object belongs to one shard, so shards share matched
+	// without locks: none writes another's elements.
+	matched := make([]bool, len(current))
+	var wg sync.WaitGroup
+	for s := range n {
+		wg.Go(func() {
+			parts[s], deletes[s] = planShard(desired, dh, current, ch, matched, uint64(s), uint64(n), policy)
+		})
+	}
+	wg.Wait()
+
+	p := &Plan{Policy: policy, Summary: Summary{}}
+	var del []Change
+	for s, part := range parts {
+		p.Changes = append(p.Changes, part.Changes...)
+		p.Owned += part.Owned
+		for k, m := range part.Summary {
+			for a, c := range m {
+				p.Summary.add(k, a, c)
+			}
+		}
+		for r, c := range part.noops {
+			p.noops[r] += c
+		}
+		del = append(del, deletes[s]...)
+	}
+	p.foldNoops()
+	if reason := policy.massDelete(len(del), p.Owned); reason != "" {
+		p.Refusals = append(p.Refusals, reason)
+	}
+	for _, c := range del {
+		p.add(c)
+	}
+	if n := p.Summary.Total(Conflict); n > 0 {
+		p.Refusals = append(p.Refusals, fmt.Sprintf("%d conflict(s): objects that %s does not own match desired ones; resolve them (or adopt unmarked ones with --adopt) first", n, policy.Owner))
+	}
+	slices.SortStableFunc(p.Changes, compareChanges)
+	return p
+}
+
+// shardCount uses both cores only where it pays for starting goroutines.
+func shardCount(objects int) int {
+	if objects < 50_000 {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), 8)
+}
+
+// shardOf picks a shard from the hash's high half, which the index uses
+// only as a tag, so shards do not leave index slots unused.
+func shardOf(h, n uint64) uint64 { return (h >> 32) % n }
+
+// hashAll hashes every object's identity, in parallel chunks.
+func hashAll(objs []resource.Object, seed maphash.Seed, n int) []uint64 {
+	out := make([]uint64, len(objs))
+	var wg sync.WaitGroup
+	chunk := (len(objs) + n - 1) / max(n, 1)
+	for lo := 0; lo < len(objs); lo += chunk {
+		hi := min(lo+chunk, len(objs))
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				out[i] = hashIdentity(seed, objs[i].Identity())
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// planShard plans the objects whose hash falls in shard s of n. It returns
+// the deletes apart, because the mass-delete guard needs the total first.
+func planShard(desired []resource.Object, dh []uint64, current []resource.Object, ch []uint64, matched []bool, s, n uint64, policy Policy) (*Plan, []Change) {
+	p := &Plan{Policy: policy, Summary: Summary{}}
+	size := 0
+	for _, h := range ch {
+		if shardOf(h, n) == s {
+			size++
+		}
+	}
+	idx := newIndex(current, size)
 	dupCurrent := map[resource.Identity]bool{}
 	for i, c := range current {
-		id := c.Identity()
-		if !idx.add(id, i) {
+		if shardOf(ch[i], n) != s {
+			continue
+		}
+		if id := c.Identity(); !idx.add(ch[i], id, i) {
 			dupCurrent[id] = true
 			continue
 		}
@@ -66,38 +157,42 @@ func Make(desired, current []resource.Object, policy Policy) *Plan {
 		}
 	}
 
-	matched := make([]bool, len(current))
 	created := map[resource.Identity]struct{}{}
-	for _, d := range desired {
-		id := d.Identity()
-		i, ok := idx.get(id)
-		_, dupCreate := created[id]
-		if (ok && matched[i]) || dupCreate {
-			p.add(Change{Action: Conflict, Key: d.Key(), Desired: d, Reason: "declared more than once by " + string(policy.Owner)})
+	for j, d := range desired {
+		if shardOf(dh[j], n) != s {
 			continue
 		}
-		if !ok {
+		id := d.Identity()
+		i, ok := idx.get(dh[j], id)
+		dup := false
+		if ok {
+			dup = matched[i]
+		} else {
+			_, dup = created[id]
+		}
+		switch {
+		case dup:
+			p.add(Change{Action: Conflict, Key: d.Key(), Desired: d, Reason: "declared more than once by " + string(policy.Owner)})
+		case !ok:
 			created[id] = struct{}{}
 			p.add(Change{Action: Create, Key: d.Key(), Desired: d, Fields: d.Diff(empty(d))})
-			continue
+		case dupCurrent[id]:
+			matched[i] = true
+			p.add(Change{Action: Conflict, Key: d.Key(), Desired: d, Current: current[i], Reason: "the target holds more than one object with this key; remove the duplicate by hand"})
+		default:
+			matched[i] = true
+			p.compare(d, current[i])
 		}
-		matched[i] = true
-		c := current[i]
-		if dupCurrent[id] {
-			p.add(Change{Action: Conflict, Key: d.Key(), Desired: d, Current: c, Reason: "the target holds more than one object with this key; remove the duplicate by hand"})
-			continue
-		}
-		p.compare(d, c)
 	}
 
 	var deletes []Change
 	for i, c := range current {
-		if matched[i] || c.Meta().Owner != policy.Owner {
+		if shardOf(ch[i], n) != s || matched[i] || c.Meta().Owner != policy.Owner {
 			continue
 		}
 		if id := c.Identity(); dupCurrent[id] {
-			if first, _ := idx.get(id); matched[first] {
-				continue // a duplicate of a desired key: reported as a conflict above
+			if first, _ := idx.get(ch[i], id); matched[first] {
+				continue // a duplicate of a desired key: reported as a conflict
 			}
 		}
 		if policy.Mode != ModeSync {
@@ -106,18 +201,7 @@ func Make(desired, current []resource.Object, policy Policy) *Plan {
 		}
 		deletes = append(deletes, Change{Action: Delete, Key: c.Key(), Current: c, Fields: empty(c).Diff(c)})
 	}
-	if reason := policy.massDelete(len(deletes), p.Owned); reason != "" {
-		p.Refusals = append(p.Refusals, reason)
-	}
-	for _, ch := range deletes {
-		p.add(ch)
-	}
-
-	if n := p.Summary.Total(Conflict); n > 0 {
-		p.Refusals = append(p.Refusals, fmt.Sprintf("%d conflict(s): objects that %s does not own match desired ones; resolve them (or adopt unmarked ones with --adopt) first", n, policy.Owner))
-	}
-	slices.SortStableFunc(p.Changes, compareChanges)
-	return p
+	return p, deletes
 }
 
 // compare decides what to do with a desired object the target already has.

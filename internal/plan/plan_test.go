@@ -243,3 +243,27 @@ func TestSummaryCountsNoops(t *testing.T) {
 		t.Errorf("summary = %v, want 1 noop and 1 create", got)
 	}
 }
+
+// TestMakeSharded runs the parallel path (large inputs) and checks it finds
+// exactly the changes the generator planted, with a deterministic order.
+func TestMakeSharded(t *testing.T) {
+	desired, current := benchState(100_000)
+	// Plant duplicates that must meet in one shard.
+	desired = append(desired, desired[7])
+	current = append(current, copyOf(desired[9]))
+	p := Make(desired, current, DefaultPolicy(me))
+	want := map[Action]int{Create: 500, Update: 1000, Delete: 500, Conflict: 2}
+	for a, n := range want {
+		if got := p.Summary.Total(a); got != n {
+			t.Errorf("Total(%s) = %d, want %d", a, got, n)
+		}
+	}
+	// desired[9] turns from noop into a conflict; the second desired[7] is one more conflict.
+	if got, want := p.Summary.Total(Noop), 100_000-500-1000-1; got != want {
+		t.Errorf("Total(noop) = %d, want %d", got, want)
+	}
+	again := Make(desired, current, DefaultPolicy(me))
+	if !slices.Equal(actions(p), actions(again)) {
+		t.Errorf("two plans of the same input differ in order")
+	}
+}

@@ -5,13 +5,15 @@ import "github.com/ipsync/ipsync/internal/resource"
 // Summary counts objects per kind and action.
 type Summary map[resource.Kind]map[Action]int
 
-func (s Summary) count(k resource.Kind, a Action) {
+func (s Summary) count(k resource.Kind, a Action) { s.add(k, a, 1) }
+
+func (s Summary) add(k resource.Kind, a Action, n int) {
 	m := s[k]
 	if m == nil {
 		m = map[Action]int{}
 		s[k] = m
 	}
-	m[a]++
+	m[a] += n
 }
 
 // Total is the number of objects of every kind with action a.

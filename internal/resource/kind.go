@@ -25,10 +25,21 @@ func Kinds() []Kind {
 
 // Rank is the position of k in Kinds, or -1 for an unknown kind.
 func (k Kind) Rank() int {
-	for i, c := range Kinds() {
-		if c == k {
-			return i
-		}
+	switch k { // a switch, not a loop over Kinds: the planner asks per object
+	case KindNamespace:
+		return 0
+	case KindVLANGroup:
+		return 1
+	case KindVLAN:
+		return 2
+	case KindPrefix:
+		return 3
+	case KindIPAddress:
+		return 4
+	case KindSegmentRange:
+		return 5
+	case KindASN:
+		return 6
 	}
 	return -1
 }

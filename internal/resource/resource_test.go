@@ -116,3 +116,14 @@ func TestParseOwner(t *testing.T) {
 		}
 	}
 }
+
+func TestRankMatchesKinds(t *testing.T) {
+	for i, k := range Kinds() {
+		if k.Rank() != i {
+			t.Errorf("%s.Rank() = %d, want %d", k, k.Rank(), i)
+		}
+	}
+	if Kind("bogus").Rank() != -1 {
+		t.Errorf("unknown kind has a rank")
+	}
+}
