@@ -1,0 +1,126 @@
+// Package agent runs the per-site daemon: a full reconcile at start and
+// every interval, narrowed syncs when Neutron notifications arrive, one
+// writer per owner through a lease, backoff while a side is unreachable,
+// and the HTTP endpoints an operator and Prometheus look at.
+package agent
+
+import (
+	"html/template"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+)
+
+// Config is the agent's schedule. Zero fields take the defaults noted.
+type Config struct {
+	Site string
+	// Target names what the site is synced to, on the status page
+	// (default "nautobot").
+	Target string
+	// Interval is the time between full syncs (10m), spread by ±Jitter
+	// (0.1; negative turns jitter off).
+	Interval time.Duration
+	Jitter   float64
+	// LeaseRenew is how often the lease is renewed while held and retried
+	// while another agent holds it (30s). The lease's own expiry must be
+	// several times longer.
+	LeaseRenew time.Duration
+	// BackoffMin and BackoffMax bound the retry delay after a failed sync
+	// (5s, 5m); it doubles per consecutive failure.
+	BackoffMin, BackoffMax time.Duration
+	// History is how many runs the status page keeps (20).
+	History int
+}
+
+func (c Config) withDefaults() Config {
+	if c.Target == "" {
+		c.Target = "nautobot"
+	}
+	if c.Interval <= 0 {
+		c.Interval = 10 * time.Minute
+	}
+	switch {
+	case c.Jitter == 0:
+		c.Jitter = 0.1
+	case c.Jitter < 0:
+		c.Jitter = 0
+	}
+	if c.LeaseRenew <= 0 {
+		c.LeaseRenew = 30 * time.Second
+	}
+	if c.BackoffMin <= 0 {
+		c.BackoffMin = 5 * time.Second
+	}
+	if c.BackoffMax <= 0 {
+		c.BackoffMax = 5 * time.Minute
+	}
+	c.BackoffMax = max(c.BackoffMax, c.BackoffMin)
+	if c.History <= 0 {
+		c.History = 20
+	}
+	return c
+}
+
+// Agent is one site's daemon. Run it once; Handler and SetCondition may be
+// used from any goroutine.
+type Agent struct {
+	cfg     Config
+	syncer  Syncer
+	lease   Lease
+	log     *slog.Logger
+	reg     Registry
+	metrics *metrics
+	clock   Clock
+	rand    func() float64
+	page    *template.Template
+	state   *state
+}
+
+// Option changes how New builds an Agent.
+type Option func(*Agent)
+
+// WithClock replaces the real clock, for tests.
+func WithClock(c Clock) Option { return func(a *Agent) { a.clock = c } }
+
+// New builds the agent for cfg.Site. Its metrics are registered on reg,
+// which /metrics serves; one agent per registry.
+func New(cfg Config, s Syncer, l Lease, logger *slog.Logger, reg Registry, opts ...Option) *Agent {
+	cfg = cfg.withDefaults()
+	a := &Agent{
+		cfg:     cfg,
+		syncer:  s,
+		lease:   l,
+		log:     logger.With("site", cfg.Site),
+		reg:     reg,
+		metrics: newMetrics(reg, cfg.Site),
+		clock:   realClock{},
+		rand:    rand.Float64,
+		page:    template.Must(template.New("status").Funcs(pageFuncs()).Parse(statusHTML)),
+		state:   &state{conds: map[string]Condition{}, history: cfg.History},
+	}
+	for _, o := range opts {
+		o(a)
+	}
+	return a
+}
+
+// SetCondition reports the state of something the agent depends on but
+// does not watch itself, such as the "rabbitmq" connection of the event
+// consumer. A failing condition makes /readyz fail.
+func (a *Agent) SetCondition(name string, ok bool, message string) {
+	a.setCondition(name, ok, message, false)
+}
+
+func (a *Agent) setCondition(name string, ok bool, message string, fromRun bool) {
+	if a.state.setCondition(name, ok, message, fromRun, a.clock.Now()) {
+		if ok {
+			a.log.Info("condition ok", "condition", name, "message", message)
+		} else {
+			a.log.Warn("condition failing", "condition", name, "message", message)
+		}
+	}
+	a.metrics.setCondition(name, ok)
+}
+
+// Status is the agent's state as the status page shows it.
+func (a *Agent) Status() Status { return a.state.snapshot(a.cfg.Site, a.cfg.Target) }

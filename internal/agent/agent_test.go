@@ -1,0 +1,276 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ipsync/ipsync/internal/agent"
+)
+
+func TestPeriodicFullSync(t *testing.T) {
+	clock := newFakeClock()
+	h := start(t, clock, newTable(clock), "agent-1")
+
+	for i := range 3 {
+		c := h.next()
+		if c.trig != nil {
+			t.Fatalf("sync %d: trigger = %+v, want nil (full reconcile)", i, c.trig)
+		}
+		c.answer(agent.Outcome{}, nil)
+		h.runs(i + 1)
+		// Past the interval and its jitter.
+		clock.Advance(12 * time.Minute)
+	}
+	if got, _ := metric(t, h.reg, "ipsync_runs_total", map[string]string{"site": site, "result": "ok"}); got < 3 {
+		t.Errorf("ipsync_runs_total{result=ok} = %v, want >= 3", got)
+	}
+}
+
+func TestTriggerSyncsAtOnce(t *testing.T) {
+	clock := newFakeClock()
+	h := start(t, clock, newTable(clock), "agent-1")
+	h.next().answer(agent.Outcome{}, nil)
+	h.runs(1)
+
+	emitted := clock.Now()
+	clock.Advance(3 * time.Second) // short of any timer: only the trigger can start the sync
+	h.send(agent.Trigger{PortIDs: []string{"port-1"}, Events: 1, Oldest: emitted})
+	c := h.next()
+	want := &agent.Trigger{PortIDs: []string{"port-1"}, Events: 1, Oldest: emitted}
+	if !reflect.DeepEqual(c.trig, want) {
+		t.Fatalf("trigger = %+v, want %+v", c.trig, want)
+	}
+	c.answer(agent.Outcome{Writes: 1}, nil)
+	runs := h.runs(2)
+	if got, want := runs[0].Trigger, "events 1"; got != want {
+		t.Errorf("last run trigger = %q, want %q", got, want)
+	}
+	if got, _ := metric(t, h.reg, "ipsync_event_lag_seconds", map[string]string{"site": site}); got != 1 {
+		t.Errorf("ipsync_event_lag_seconds sample count = %v, want 1", got)
+	}
+}
+
+func TestQueuedTriggersMerge(t *testing.T) {
+	t0 := time.Date(2025, 3, 4, 5, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		queued []agent.Trigger
+		want   *agent.Trigger
+	}{
+		{
+			name: "narrowed",
+			queued: []agent.Trigger{
+				{NetworkIDs: []string{"net-1"}, PortIDs: []string{"port-1"}, Events: 2, Oldest: t0.Add(time.Second)},
+				{PortIDs: []string{"port-1", "port-2"}, SegmentIDs: []string{"seg-1"}, RangesChanged: true, Events: 3, Oldest: t0},
+			},
+			want: &agent.Trigger{NetworkIDs: []string{"net-1"}, PortIDs: []string{"port-1", "port-2"}, SegmentIDs: []string{"seg-1"},
+				RangesChanged: true, Events: 5, Oldest: t0},
+		},
+		{
+			name: "full wins",
+			queued: []agent.Trigger{
+				{SubnetIDs: []string{"subnet-1"}, Events: 1, Oldest: t0},
+				{Full: true, Events: 1, Oldest: t0.Add(time.Second)},
+			},
+			want: &agent.Trigger{Full: true, Events: 2, Oldest: t0},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := newFakeClock()
+			h := start(t, clock, newTable(clock), "agent-1")
+			first := h.next() // held open while the triggers queue up
+			for _, tr := range tt.queued {
+				h.send(tr)
+			}
+			first.answer(agent.Outcome{}, nil)
+			c := h.next()
+			if !reflect.DeepEqual(c.trig, tt.want) {
+				t.Errorf("merged trigger = %+v, want %+v", c.trig, tt.want)
+			}
+			c.answer(agent.Outcome{}, nil)
+			if got := h.runs(2)[0].Events; got != tt.want.Events {
+				t.Errorf("last run events = %d, want %d", got, tt.want.Events)
+			}
+		})
+	}
+}
+
+func TestUnreachableBacksOffAndRecovers(t *testing.T) {
+	clock := newFakeClock()
+	h := start(t, clock, newTable(clock), "agent-1")
+	down := agent.Unreachable("neutron", errors.New("dial tcp: connection refused"))
+
+	h.next().answer(agent.Outcome{}, down)
+	c := h.waitCondition("neutron", false)
+	if !strings.Contains(c.Message, "connection refused") {
+		t.Errorf("condition message = %q, want the error", c.Message)
+	}
+	if code, body := h.get("/readyz"); code != 503 || !strings.Contains(body, "neutron") {
+		t.Errorf("/readyz = %d %q, want 503 naming neutron", code, body)
+	}
+	if got, ok := metric(t, h.reg, "ipsync_condition", map[string]string{"site": site, "condition": "neutron"}); !ok || got != 0 {
+		t.Errorf("ipsync_condition{condition=neutron} = %v (present %v), want 0", got, ok)
+	}
+	if got := h.runs(1)[0].Result; got != "unreachable" {
+		t.Errorf("run result = %q, want unreachable", got)
+	}
+
+	// A trigger during backoff waits for the retry and joins it, instead of
+	// hitting the unreachable side at once.
+	h.send(agent.Trigger{PortIDs: []string{"port-1"}, Events: 1})
+	clock.Advance(time.Minute) // BackoffMax, well short of the interval
+	c2 := h.next()
+	if c2.trig == nil || !c2.trig.Full || c2.trig.Events != 1 {
+		t.Fatalf("retry trigger = %+v, want the failed full sync merged with the queued event", c2.trig)
+	}
+	c2.answer(agent.Outcome{}, down)
+	h.runs(2)
+	clock.Advance(time.Minute)
+	h.next().answer(agent.Outcome{}, nil)
+
+	h.waitCondition("neutron", true)
+	if code, body := h.get("/readyz"); code != 200 {
+		t.Errorf("/readyz after recovery = %d %q, want 200", code, body)
+	}
+	if got, _ := metric(t, h.reg, "ipsync_condition", map[string]string{"site": site, "condition": "neutron"}); got != 1 {
+		t.Errorf("ipsync_condition{condition=neutron} after recovery = %v, want 1", got)
+	}
+	if got, _ := metric(t, h.reg, "ipsync_runs_total", map[string]string{"site": site, "result": "unreachable"}); got != 2 {
+		t.Errorf("ipsync_runs_total{result=unreachable} = %v, want 2", got)
+	}
+}
+
+func TestErrorWithoutSideFailsSyncCondition(t *testing.T) {
+	clock := newFakeClock()
+	h := start(t, clock, newTable(clock), "agent-1")
+	h.next().answer(agent.Outcome{}, nil)
+	h.runs(1)
+	h.send(agent.Trigger{NetworkIDs: []string{"net-1"}, Events: 1})
+	h.next().answer(agent.Outcome{}, errors.New("plan refused: 1 conflict(s)"))
+	h.waitCondition(agent.CondSync, false)
+	// A refused plan needs a person, not a restart: still ready.
+	if code, body := h.get("/readyz"); code != 200 {
+		t.Errorf("/readyz = %d %q, want 200", code, body)
+	}
+	clock.Advance(time.Minute)
+	c := h.next()
+	if c.trig == nil || !reflect.DeepEqual(c.trig.NetworkIDs, []string{"net-1"}) {
+		t.Fatalf("retry trigger = %+v, want the failed narrowed sync again", c.trig)
+	}
+	c.answer(agent.Outcome{}, nil)
+	h.waitCondition(agent.CondSync, true)
+}
+
+func TestLeaseOneWriter(t *testing.T) {
+	clock := newFakeClock()
+	table := newTable(clock)
+	first := start(t, clock, table, "agent-1")
+	first.next().answer(agent.Outcome{}, nil)
+	first.runs(1)
+
+	second := start(t, clock, table, "agent-2")
+	c := second.waitCondition(agent.CondLease, false)
+	if want := "another agent holds the lease for " + site; c.Message != want {
+		t.Errorf("standby lease message = %q, want %q", c.Message, want)
+	}
+	if got, _ := metric(t, second.reg, "ipsync_lease_held", map[string]string{"site": site}); got != 0 {
+		t.Errorf("standby ipsync_lease_held = %v, want 0", got)
+	}
+	// A trigger reaches the standby too; it must not sync.
+	second.send(agent.Trigger{PortIDs: []string{"port-1"}, Events: 1})
+	select {
+	case c := <-second.syncer.calls:
+		t.Fatalf("standby synced (trigger %+v) while the other agent holds the lease", c.trig)
+	default:
+	}
+
+	if err := first.stop(); err != nil {
+		t.Fatalf("first Run() = %v, want nil", err)
+	}
+	if got := table.Holder("neutron:" + site); got != "" {
+		t.Fatalf("holder after shutdown = %q, want none", got)
+	}
+	clock.Advance(30 * time.Second) // the standby's retry
+	c2 := second.next()
+	if c2.trig == nil || !c2.trig.Full {
+		t.Errorf("takeover trigger = %+v, want a full sync", c2.trig)
+	}
+	c2.answer(agent.Outcome{}, nil)
+	second.waitCondition(agent.CondLease, true)
+	if got := table.Holder("neutron:" + site); got != "agent-2" {
+		t.Errorf("holder after takeover = %q, want agent-2", got)
+	}
+}
+
+func TestLeaseTakeoverAfterExpiry(t *testing.T) {
+	clock := newFakeClock()
+	table := newTable(clock)
+	// A crashed agent: it took the lease and never renews or releases it.
+	if ok, err := table.Lease("neutron:"+site, "crashed").Acquire(context.Background()); !ok || err != nil {
+		t.Fatalf("Acquire() = %v, %v, want true, nil", ok, err)
+	}
+	h := start(t, clock, table, "agent-1")
+	h.waitCondition(agent.CondLease, false)
+	for table.Holder("neutron:"+site) == "crashed" {
+		select {
+		case c := <-h.syncer.calls:
+			t.Fatalf("synced (trigger %+v) before the crashed agent's lease expired", c.trig)
+		default:
+		}
+		clock.Advance(30 * time.Second)
+	}
+	clock.Advance(30 * time.Second)
+	h.next().answer(agent.Outcome{}, nil)
+	h.waitCondition(agent.CondLease, true)
+}
+
+func TestShutdownCancelsInflightSync(t *testing.T) {
+	clock := newFakeClock()
+	table := newTable(clock)
+	h := start(t, clock, table, "agent-1")
+	c := h.next() // never answered: the shutdown must end it
+
+	if err := h.stop(); err != nil {
+		t.Fatalf("Run() = %v, want nil", err)
+	}
+	if err := c.ctx.Err(); !errors.Is(err, context.Canceled) {
+		t.Errorf("in-flight sync context err = %v, want context.Canceled", err)
+	}
+	if got := table.Holder("neutron:" + site); got != "" {
+		t.Errorf("lease holder after shutdown = %q, want none", got)
+	}
+	if got := h.agent.Status().Runs; len(got) != 1 || got[0].Result != "canceled" {
+		t.Errorf("runs after shutdown = %+v, want one canceled", got)
+	}
+	if got, _ := metric(t, h.reg, "ipsync_lease_held", map[string]string{"site": site}); got != 0 {
+		t.Errorf("ipsync_lease_held after shutdown = %v, want 0", got)
+	}
+}
+
+func TestSetCondition(t *testing.T) {
+	clock := newFakeClock()
+	h := start(t, clock, newTable(clock), "agent-1")
+	h.next().answer(agent.Outcome{}, nil)
+	h.runs(1)
+
+	h.agent.SetCondition("rabbitmq", false, "dial amqp: connection refused")
+	if code, body := h.get("/readyz"); code != 503 || !strings.Contains(body, "rabbitmq") {
+		t.Errorf("/readyz = %d %q, want 503 naming rabbitmq", code, body)
+	}
+	// A sync succeeding says nothing about the event bus.
+	h.send(agent.Trigger{Full: true})
+	h.next().answer(agent.Outcome{}, nil)
+	h.runs(2)
+	if c, _ := h.condition("rabbitmq"); c.OK {
+		t.Errorf("rabbitmq condition cleared by a sync, want it kept until SetCondition says otherwise")
+	}
+	h.agent.SetCondition("rabbitmq", true, "connected")
+	if code, body := h.get("/readyz"); code != 200 {
+		t.Errorf("/readyz = %d %q, want 200", code, body)
+	}
+}

@@ -1,0 +1,131 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/ipsync/ipsync/internal/drift"
+	"github.com/ipsync/ipsync/internal/plan"
+)
+
+// Registry is where the agent registers its metrics and what /metrics
+// serves, so collectors others add to it (API request counters) show too.
+// *prometheus.Registry is one.
+type Registry interface {
+	prometheus.Registerer
+	prometheus.Gatherer
+}
+
+// Run results, the result label of ipsync_runs_total.
+const (
+	resultOK          = "ok"
+	resultError       = "error"
+	resultUnreachable = "unreachable"
+	resultCanceled    = "canceled"
+)
+
+type metrics struct {
+	site        string
+	runs        *prometheus.CounterVec
+	duration    prometheus.Observer
+	objects     *prometheus.GaugeVec
+	writes      prometheus.Counter
+	drift       *prometheus.GaugeVec
+	lastSuccess prometheus.Gauge
+	lag         prometheus.Observer
+	condition   *prometheus.GaugeVec
+	leaseHeld   prometheus.Gauge
+}
+
+func newMetrics(reg prometheus.Registerer, site string) *metrics {
+	f := promauto.With(reg)
+	m := &metrics{
+		site: site,
+		runs: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "ipsync_runs_total", Help: "Syncs run, by result.",
+		}, []string{"site", "result"}),
+		duration: f.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "ipsync_run_duration_seconds", Help: "How long a sync took.",
+			Buckets: prometheus.ExponentialBuckets(0.25, 2, 14),
+		}, []string{"site"}).WithLabelValues(site),
+		objects: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ipsync_objects", Help: "Objects per kind and action in the last full sync's plan.",
+		}, []string{"site", "kind", "action"}),
+		writes: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "ipsync_writes_total", Help: "Objects written to the target.",
+		}, []string{"site"}).WithLabelValues(site),
+		drift: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ipsync_drift_objects", Help: "Drifting objects and leaks found by the last full sync, by kind and drift.",
+		}, []string{"site", "kind", "drift"}),
+		lastSuccess: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ipsync_last_success_timestamp_seconds", Help: "When the last successful sync ended, in Unix seconds.",
+		}, []string{"site"}).WithLabelValues(site),
+		lag: f.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "ipsync_event_lag_seconds", Help: "Time from the oldest Neutron event of a trigger to the end of the sync that handled it.",
+			Buckets: prometheus.ExponentialBuckets(0.1, 2, 14),
+		}, []string{"site"}).WithLabelValues(site),
+		condition: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ipsync_condition", Help: "1 when the condition holds (a side is reachable, the lease is held), 0 when it fails.",
+		}, []string{"site", "condition"}),
+		leaseHeld: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ipsync_lease_held", Help: "1 while this agent holds the site's write lease.",
+		}, []string{"site"}).WithLabelValues(site),
+	}
+	// Series that exist from the start, so rate() and absent() work before
+	// the first failure.
+	for _, r := range []string{resultOK, resultError, resultUnreachable, resultCanceled} {
+		m.runs.WithLabelValues(site, r)
+	}
+	return m
+}
+
+func (m *metrics) run(result string, d time.Duration) {
+	m.runs.WithLabelValues(m.site, result).Inc()
+	m.duration.Observe(d.Seconds())
+}
+
+func (m *metrics) setCondition(name string, ok bool) {
+	v := 0.0
+	if ok {
+		v = 1
+	}
+	m.condition.WithLabelValues(m.site, name).Set(v)
+}
+
+func (m *metrics) setLease(held bool) {
+	v := 0.0
+	if held {
+		v = 1
+	}
+	m.leaseHeld.Set(v)
+}
+
+// setPlan replaces the objects gauge with p's summary; kind/action pairs
+// gone from the plan drop out instead of keeping old counts.
+func (m *metrics) setPlan(p *plan.Plan) {
+	m.objects.DeletePartialMatch(prometheus.Labels{"site": m.site})
+	for _, r := range p.Summary.Rows() {
+		for action, n := range map[string]int{
+			"create": r.Create, "update": r.Update, "adopt": r.Adopt, "delete": r.Delete,
+			"conflict": r.Conflict, "noop": r.Noop, "skip": r.Skip,
+		} {
+			m.objects.WithLabelValues(m.site, string(r.Kind), action).Set(float64(n))
+		}
+	}
+}
+
+// setDrift replaces the drift gauge with o's items; leaks count under
+// drift "leak" with their own kind names.
+func (m *metrics) setDrift(o drift.Owner) {
+	m.drift.DeletePartialMatch(prometheus.Labels{"site": m.site})
+	for kind, byDrift := range o.ByKind() {
+		for d, n := range byDrift {
+			m.drift.WithLabelValues(m.site, string(kind), d).Set(float64(n))
+		}
+	}
+	for _, l := range o.Leaks {
+		m.drift.WithLabelValues(m.site, l.Kind, "leak").Inc()
+	}
+}

@@ -1,0 +1,266 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ipsync/ipsync/internal/drift"
+)
+
+// releaseTimeout bounds giving the lease back at shutdown, when the run's
+// context is already cancelled; a lease not released expires anyway.
+const releaseTimeout = 10 * time.Second
+
+// loop is Run's state; only Run's goroutine touches it.
+type loop struct {
+	a       *Agent
+	held    bool
+	pending *Trigger // work waiting to run, merged
+	// nextFull is when the periodic full sync is due; zero while a full
+	// sync is pending or running.
+	nextFull  time.Time
+	notBefore time.Time // backoff: pending work waits until then
+	nextLease time.Time // next renewal or retry of the lease
+	failures  int
+	running   *inflight
+	done      chan result
+}
+
+type inflight struct {
+	trig      Trigger
+	start     time.Time
+	cancel    context.CancelFunc
+	leaseLost bool
+}
+
+type result struct {
+	out Outcome
+	err error
+}
+
+// Run syncs the site until ctx is cancelled: a full sync at once and then
+// every Interval, a narrowed sync for each batch from triggers (batches
+// queued while a sync runs are merged into one). On cancellation the
+// running sync's context is cancelled too; Run waits for it, releases the
+// lease and returns nil. Only a failed release is returned.
+func (a *Agent) Run(ctx context.Context, triggers <-chan Trigger) error {
+	t0 := a.clock.Now()
+	l := &loop{a: a, nextFull: t0, nextLease: t0, done: make(chan result, 1)}
+	a.log.Info("agent started", "interval", a.cfg.Interval, "lease_renew", a.cfg.LeaseRenew)
+	for {
+		now := a.clock.Now()
+		l.step(ctx, now)
+		a.state.setNextSync(l.nextSync())
+		timer := a.clock.NewTimer(l.wake(now).Sub(now))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return l.shutdown(ctx)
+		case t, ok := <-triggers:
+			if !ok {
+				a.log.Warn("trigger channel closed; only periodic full syncs from now on")
+				triggers = nil
+				break
+			}
+			l.pending = merge(l.pending, &t)
+		case r := <-l.done:
+			l.finish(r)
+		case <-timer.C():
+		}
+		timer.Stop()
+	}
+}
+
+// step does what is due at now: fold in the periodic full sync, renew the
+// lease, start pending work.
+func (l *loop) step(ctx context.Context, now time.Time) {
+	if !l.nextFull.IsZero() && !now.Before(l.nextFull) {
+		l.pending = merge(l.pending, &Trigger{Full: true})
+		l.nextFull = time.Time{}
+	}
+	startable := l.running == nil && l.pending != nil && !now.Before(l.notBefore)
+	// Acquire before every sync when held; when not, only at the retry
+	// time, so a stream of triggers does not hammer the lease.
+	if startable && (l.held || !now.Before(l.nextLease)) {
+		l.acquire(ctx, now)
+		if l.held && ctx.Err() == nil {
+			l.start(ctx)
+		}
+		return
+	}
+	if !now.Before(l.nextLease) {
+		l.acquire(ctx, now)
+	}
+}
+
+// wake is the earliest future time something is due.
+func (l *loop) wake(now time.Time) time.Time {
+	w := l.nextLease
+	for _, t := range []time.Time{l.nextFull, l.notBefore} {
+		if t.After(now) && (!w.After(now) || t.Before(w)) {
+			w = t
+		}
+	}
+	return w
+}
+
+// nextSync is when the next sync is due as far as the schedule knows.
+func (l *loop) nextSync() time.Time {
+	switch {
+	case l.running != nil || !l.held:
+		return time.Time{}
+	case l.pending != nil:
+		return l.notBefore
+	}
+	return l.nextFull
+}
+
+// acquire tries the lease. Losing it (or failing to confirm it) while a
+// sync runs cancels that sync: two writers for one owner is the thing the
+// lease exists to prevent.
+func (l *loop) acquire(ctx context.Context, now time.Time) {
+	a := l.a
+	ok, err := a.lease.Acquire(ctx)
+	if ctx.Err() != nil {
+		return // shutting down; shutdown releases what we may hold
+	}
+	l.nextLease = now.Add(a.cfg.LeaseRenew)
+	was := l.held
+	l.held = ok && err == nil
+	switch {
+	case err != nil:
+		a.setCondition(CondLease, false, fmt.Sprintf("acquire lease for %s: %v", a.cfg.Site, err), false)
+	case !ok:
+		a.setCondition(CondLease, false, "another agent holds the lease for "+a.cfg.Site, false)
+	default:
+		a.setCondition(CondLease, true, "this agent holds the lease for "+a.cfg.Site, false)
+	}
+	a.state.setLease(l.held)
+	a.metrics.setLease(l.held)
+	if was && !l.held && l.running != nil {
+		a.log.Warn("lease lost during a sync; abandoning it")
+		l.running.leaseLost = true
+		l.running.cancel()
+	}
+}
+
+func (l *loop) start(ctx context.Context) {
+	trig := *l.pending
+	l.pending = nil
+	sctx, cancel := context.WithCancel(ctx)
+	l.running = &inflight{trig: trig, start: l.a.clock.Now(), cancel: cancel}
+	var arg *Trigger
+	if !trig.Full || trig.Events > 0 {
+		arg = &trig
+	}
+	l.a.log.Debug("sync started", "trigger", describe(trig))
+	go func() {
+		out, err := l.a.syncer.Sync(sctx, arg)
+		l.done <- result{out, err}
+	}()
+}
+
+// finish records a sync's result and schedules what comes next: after a
+// success the next full sync an interval on; after a failure a retry of
+// the same work after backoff.
+func (l *loop) finish(r result) {
+	a, run := l.a, l.running
+	l.running = nil
+	run.cancel()
+	end := a.clock.Now()
+	switch {
+	case r.err == nil:
+		l.failures, l.notBefore = 0, time.Time{}
+		if run.trig.Full {
+			l.nextFull = end.Add(jittered(a.cfg.Interval, a.cfg.Jitter, a.rand()))
+		}
+	case run.leaseLost:
+		// Whoever holds the lease now syncs; ours waits until we get it back.
+		l.pending = merge(l.pending, &run.trig)
+	default:
+		l.failures++
+		l.notBefore = end.Add(backoff(a.cfg.BackoffMin, a.cfg.BackoffMax, l.failures, a.cfg.Jitter, a.rand()))
+		l.pending = merge(l.pending, &run.trig)
+	}
+	l.record(run, r, end)
+}
+
+// shutdown waits for the running sync, whose context ctx's cancellation
+// already cancelled, then gives the lease back.
+func (l *loop) shutdown(ctx context.Context) error {
+	a := l.a
+	if l.running != nil {
+		run := l.running
+		run.cancel()
+		r := <-l.done
+		l.running = nil
+		l.record(run, r, a.clock.Now())
+	}
+	defer a.log.Info("agent stopped")
+	if !l.held {
+		return nil
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	l.held = false
+	a.state.setLease(false)
+	a.metrics.setLease(false)
+	if err := a.lease.Release(rctx); err != nil {
+		return fmt.Errorf("release lease for %s: %w", a.cfg.Site, err)
+	}
+	a.setCondition(CondLease, false, "released at shutdown", false)
+	return nil
+}
+
+// record puts a finished sync into the metrics, the conditions and the
+// status page.
+func (l *loop) record(run *inflight, r result, end time.Time) {
+	a := l.a
+	rec := RunRecord{Start: run.start, End: end, Trigger: describe(run.trig), Events: run.trig.Events,
+		Writes: r.out.Writes, Reads: r.out.Reads}
+	log := a.log.With("trigger", rec.Trigger, "duration", rec.Duration(), "writes", rec.Writes, "reads", rec.Reads)
+	switch {
+	case r.err == nil:
+		rec.Result = resultOK
+		for _, name := range a.state.failingFromRuns() {
+			msg := "reachable"
+			if name == CondSync {
+				msg = "last sync succeeded"
+			}
+			a.setCondition(name, true, msg, true)
+		}
+		a.metrics.lastSuccess.Set(float64(end.UnixNano()) / 1e9)
+		if run.trig.Events > 0 && !run.trig.Oldest.IsZero() {
+			a.metrics.lag.Observe(end.Sub(run.trig.Oldest).Seconds())
+		}
+		log.Info("sync done")
+	case errors.Is(r.err, context.Canceled):
+		rec.Result, rec.Error = resultCanceled, r.err.Error()
+		if run.leaseLost {
+			rec.Error = "lease lost: " + rec.Error
+		}
+		log.Info("sync canceled", "err", r.err)
+	case errors.Is(r.err, ErrUnreachable):
+		rec.Result, rec.Error = resultUnreachable, r.err.Error()
+		a.setCondition(unreachableSide(r.err), false, r.err.Error(), true)
+		log.Warn("sync failed: side unreachable; retrying with backoff", "err", r.err, "failures", l.failures)
+	default:
+		rec.Result, rec.Error = resultError, r.err.Error()
+		a.setCondition(CondSync, false, r.err.Error(), true)
+		log.Error("sync failed; retrying with backoff", "err", r.err, "failures", l.failures)
+	}
+	if r.out.Writes > 0 {
+		a.metrics.writes.Add(float64(r.out.Writes))
+	}
+	a.metrics.run(rec.Result, rec.Duration())
+	// A narrowed sync sees only part of the site, so only a full sync that
+	// got as far as a plan replaces the drift shown and counted.
+	if run.trig.Full && r.out.Plan != nil {
+		a.metrics.setPlan(r.out.Plan)
+		a.metrics.setDrift(r.out.Drift)
+		a.state.setReport(&drift.Report{GeneratedAt: end, Target: a.cfg.Target, Owners: []drift.Owner{r.out.Drift}})
+	}
+	a.state.addRun(rec)
+}

@@ -1,0 +1,167 @@
+package agent
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ipsync/ipsync/internal/drift"
+)
+
+// Conditions the agent itself reports. Sides it could not read (the
+// UnreachableError's Side) and names given to SetCondition are conditions
+// too.
+const (
+	CondLease = "lease" // this agent holds the site's write lease
+	CondSync  = "sync"  // the last sync did not fail for a reason other than an unreachable side
+)
+
+// Status is what the status page and /status.json show.
+type Status struct {
+	Site        string    `json:"site"`
+	Target      string    `json:"target"`
+	LeaseHeld   bool      `json:"lease_held"`
+	Ready       bool      `json:"ready"`
+	NotReady    string    `json:"not_ready,omitempty"`
+	LastSuccess time.Time `json:"last_success,omitzero"`
+	// NextSync is when the next sync is due, zero while one runs or the
+	// agent waits for the lease.
+	NextSync   time.Time   `json:"next_sync,omitzero"`
+	Conditions []Condition `json:"conditions"`
+	// Runs are the last syncs, newest first.
+	Runs []RunRecord `json:"runs"`
+	// Drift is from the last full sync that reached a plan; nil before one.
+	Drift *drift.Report `json:"drift,omitempty"`
+}
+
+// Condition is one thing the agent depends on, and whether it holds.
+type Condition struct {
+	Name    string    `json:"name"`
+	OK      bool      `json:"ok"`
+	Message string    `json:"message"`
+	Since   time.Time `json:"since"` // when OK last changed
+	fromRun bool      // set by a sync's outcome, so the next success clears it
+}
+
+// RunRecord is one sync.
+type RunRecord struct {
+	Start   time.Time      `json:"start"`
+	End     time.Time      `json:"end"`
+	Trigger string         `json:"trigger"` // "full", "events N", "full (events N)"
+	Events  int            `json:"events"`
+	Result  string         `json:"result"` // ok, error, unreachable, canceled
+	Writes  int            `json:"writes"`
+	Reads   map[string]int `json:"reads,omitempty"`
+	Error   string         `json:"error,omitempty"`
+}
+
+// Duration is how long the sync ran.
+func (r RunRecord) Duration() time.Duration { return r.End.Sub(r.Start) }
+
+// state is what the loop writes and the HTTP handlers read.
+type state struct {
+	mu          sync.Mutex
+	conds       map[string]Condition
+	runs        []RunRecord // oldest first, at most history
+	history     int
+	report      *drift.Report
+	leaseHeld   bool
+	lastSuccess time.Time
+	nextSync    time.Time
+}
+
+// setCondition records a condition and reports whether its OK changed.
+func (s *state) setCondition(name string, ok bool, msg string, fromRun bool, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, seen := s.conds[name]
+	changed := !seen || c.OK != ok
+	if changed {
+		c.Since = now
+	}
+	c.Name, c.OK, c.Message, c.fromRun = name, ok, msg, fromRun
+	s.conds[name] = c
+	return changed
+}
+
+// failingFromRuns lists conditions a sync failed that are still failing.
+func (s *state) failingFromRuns() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for name, c := range s.conds {
+		if c.fromRun && !c.OK {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s *state) addRun(r RunRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs = append(s.runs, r)
+	if n := len(s.runs) - s.history; n > 0 {
+		s.runs = slices.Delete(s.runs, 0, n)
+	}
+	if r.Result == resultOK {
+		s.lastSuccess = r.End
+	}
+}
+
+func (s *state) setReport(r *drift.Report) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.report = r
+}
+
+func (s *state) setLease(held bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.leaseHeld = held
+}
+
+func (s *state) setNextSync(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextSync = t
+}
+
+// snapshot copies the state out, so handlers render without the lock.
+func (s *state) snapshot(site, target string) Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{Site: site, Target: target, LeaseHeld: s.leaseHeld, LastSuccess: s.lastSuccess,
+		NextSync: s.nextSync, Drift: s.report, Conditions: []Condition{}, Runs: make([]RunRecord, 0, len(s.runs))}
+	for _, c := range s.conds {
+		st.Conditions = append(st.Conditions, c)
+	}
+	slices.SortFunc(st.Conditions, func(a, b Condition) int { return strings.Compare(a.Name, b.Name) })
+	for i := len(s.runs) - 1; i >= 0; i-- {
+		st.Runs = append(st.Runs, s.runs[i])
+	}
+	st.Ready, st.NotReady = readiness(st)
+	return st
+}
+
+// readiness is ready once a sync succeeded and nothing the agent reads
+// from is failing. A lost lease (a standby agent) and a refused plan are
+// not: restarting would not help, and both show on the status page.
+func readiness(st Status) (bool, string) {
+	var why []string
+	if st.LastSuccess.IsZero() {
+		why = append(why, "no sync has succeeded yet")
+	}
+	for _, c := range st.Conditions {
+		switch {
+		case c.OK || c.Name == CondLease || c.Name == CondSync:
+		case strings.HasPrefix(c.Message, c.Name):
+			why = append(why, c.Message) // an error that names its side
+		default:
+			why = append(why, c.Name+": "+c.Message)
+		}
+	}
+	return len(why) == 0, strings.Join(why, "; ")
+}

@@ -1,0 +1,62 @@
+package agent
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ipsync/ipsync/internal/drift"
+	"github.com/ipsync/ipsync/internal/plan"
+)
+
+// Syncer runs one reconcile of the site: read Neutron, read Nautobot, plan,
+// preflight, apply. A nil Trigger asks for a full reconcile.
+type Syncer interface {
+	Sync(ctx context.Context, t *Trigger) (Outcome, error)
+}
+
+// Outcome is what one sync did. A nil Plan means nothing was concluded (a
+// side could not be read), so the agent keeps the drift it showed before.
+type Outcome struct {
+	Plan   *plan.Plan
+	Writes int
+	Drift  drift.Owner
+	// Reads counts requests per side ("neutron", "nautobot").
+	Reads map[string]int
+}
+
+// ErrUnreachable marks a sync that could not read a side. The Syncer plans
+// nothing then, so nothing is deleted; the agent retries with backoff.
+var ErrUnreachable = errors.New("unreachable")
+
+// UnreachableError names the side that could not be read; the agent reports
+// a failing condition of that name. It matches ErrUnreachable with errors.Is.
+type UnreachableError struct {
+	Side string
+	Err  error
+}
+
+// Unreachable wraps err as a failed read of side.
+func Unreachable(side string, err error) error { return &UnreachableError{Side: side, Err: err} }
+
+func (e *UnreachableError) Error() string {
+	if e.Err == nil {
+		return e.Side + " unreachable"
+	}
+	return e.Side + " unreachable: " + e.Err.Error()
+}
+
+func (e *UnreachableError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrUnreachable}
+	}
+	return []error{ErrUnreachable, e.Err}
+}
+
+// unreachableSide is the condition an unreachable error fails. Errors that
+// wrap ErrUnreachable without naming a side fail a condition of that name.
+func unreachableSide(err error) string {
+	if ue, ok := errors.AsType[*UnreachableError](err); ok && ue.Side != "" {
+		return ue.Side
+	}
+	return "unreachable"
+}

@@ -1,0 +1,189 @@
+package events
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// Batch is what a burst of events asks the agent to look at.
+type Batch struct {
+	// NetworkIDs are the networks touched, directly or as the parent of a
+	// port, subnet or segment. Sorted, like the other id lists.
+	NetworkIDs []string
+	PortIDs    []string
+	SubnetIDs  []string
+	SegmentIDs []string
+	// RangeChanged is set when a network segment range changed.
+	RangeChanged bool
+	// Full asks for a full reconcile: some event could not be attributed to
+	// a network, or the batch outgrew maxBatchIDs (its id lists are then
+	// dropped).
+	Full bool
+	// Events is how many notifications were coalesced.
+	Events int
+	// Oldest is when the oldest of them was emitted, for lag metrics.
+	Oldest time.Time
+}
+
+// maxBatchIDs bounds a batch that keeps growing while the agent is busy:
+// past it a full reconcile is cheaper than remembering every id.
+const maxBatchIDs = 10_000
+
+// Coalesce collapses bursts of events from in into batches on out. A batch
+// is sent once no event arrived for window, or maxWait after its first event
+// while events keep arriving (maxWait <= 0 means window). While out is not
+// ready the batch keeps absorbing events, so a slow agent gets fewer, larger
+// batches and never stalls the consumer. When in is closed, the pending batch
+// is sent and Coalesce returns; when ctx is done it returns at once, dropping
+// it. out is not closed.
+func Coalesce(ctx context.Context, in <-chan Event, window, maxWait time.Duration, out chan<- Batch) {
+	coalesce(ctx, realClock{}, in, window, maxWait, out)
+}
+
+func coalesce(ctx context.Context, clock Clock, in <-chan Event, window, maxWait time.Duration, out chan<- Batch) {
+	if maxWait <= 0 {
+		maxWait = window
+	}
+	var (
+		pending *collector
+		first   time.Time        // when pending got its first event
+		timer   Timer            // runs while pending waits for quiet
+		due     <-chan time.Time // timer's channel, nil when no timer runs
+		send    chan<- Batch     // out once pending may go, else nil
+		ready   Batch            // pending as it will be sent
+		stale   bool             // pending changed since ready was built
+		closing bool             // in is closed: send pending, then return
+	)
+	stopTimer := func() {
+		if timer != nil {
+			timer.Stop()
+			timer, due = nil, nil
+		}
+	}
+	defer stopTimer()
+	for {
+		if send != nil && stale {
+			ready, stale = pending.batch(), false
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-in:
+			if !ok {
+				if pending == nil {
+					return
+				}
+				in, closing = nil, true
+				stopTimer()
+				send, stale = out, true
+				continue
+			}
+			if pending == nil {
+				pending, first = newCollector(), clock.Now()
+			}
+			pending.add(ev)
+			stale = true
+			if send != nil {
+				continue // already due; it goes out as soon as out takes it
+			}
+			stopTimer()
+			wait := min(window, maxWait-clock.Now().Sub(first))
+			if wait <= 0 {
+				send = out
+				continue
+			}
+			timer = clock.NewTimer(wait)
+			due = timer.C()
+		case <-due:
+			timer, due = nil, nil
+			send = out
+		case send <- ready:
+			pending, send, ready = nil, nil, Batch{}
+			if closing {
+				return
+			}
+		}
+	}
+}
+
+// collector accumulates events into a Batch.
+type collector struct {
+	networks, ports, subnets, segments map[string]struct{}
+	ranges, full, overflow             bool
+	events                             int
+	oldest                             time.Time
+}
+
+func newCollector() *collector {
+	return &collector{
+		networks: map[string]struct{}{},
+		ports:    map[string]struct{}{},
+		subnets:  map[string]struct{}{},
+		segments: map[string]struct{}{},
+	}
+}
+
+func (c *collector) add(ev Event) {
+	c.events++
+	if !ev.Timestamp.IsZero() && (c.oldest.IsZero() || ev.Timestamp.Before(c.oldest)) {
+		c.oldest = ev.Timestamp
+	}
+	if !ev.attributed() {
+		c.full = true
+	}
+	if ev.Resource == NetworkSegmentRange {
+		c.ranges = true
+	}
+	if c.overflow {
+		return
+	}
+	var own map[string]struct{}
+	switch ev.Resource {
+	case Network:
+		own = c.networks
+	case Port:
+		own = c.ports
+	case Subnet:
+		own = c.subnets
+	case Segment:
+		own = c.segments
+	}
+	if own != nil {
+		for _, id := range ev.IDs {
+			own[id] = struct{}{}
+		}
+	}
+	for _, id := range ev.NetworkIDs {
+		c.networks[id] = struct{}{}
+	}
+	if len(c.networks)+len(c.ports)+len(c.subnets)+len(c.segments) > maxBatchIDs {
+		c.overflow, c.full = true, true
+		c.networks, c.ports, c.subnets, c.segments = nil, nil, nil, nil
+	}
+}
+
+func (c *collector) batch() Batch {
+	return Batch{
+		NetworkIDs:   sortedKeys(c.networks),
+		PortIDs:      sortedKeys(c.ports),
+		SubnetIDs:    sortedKeys(c.subnets),
+		SegmentIDs:   sortedKeys(c.segments),
+		RangeChanged: c.ranges,
+		Full:         c.full,
+		Events:       c.events,
+		Oldest:       c.oldest,
+	}
+}
+
+func sortedKeys(m map[string]struct{}) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

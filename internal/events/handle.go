@@ -1,0 +1,51 @@
+package events
+
+import (
+	"context"
+	"log/slog"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// handle passes one delivery's events to out and settles it. A message is
+// acknowledged only once out took all its events; if ctx ends first it is
+// returned to the queue, and if the connection dies the broker requeues it.
+func (c *Consumer) handle(ctx context.Context, log *slog.Logger, d amqp.Delivery, out chan<- Event, dead <-chan struct{}) {
+	events, err := ParseNotification(d.Body)
+	if err != nil {
+		// Redelivering cannot make it parse; keeping it would block nothing
+		// but grow the queue, so it is logged and dropped.
+		log.Warn("dropping malformed notification", "err", err, "bytes", len(d.Body),
+			"routing_key", d.RoutingKey, "message_id", d.MessageId, "redelivered", d.Redelivered)
+		c.settle(log, d, d.Ack(false))
+		return
+	}
+	for _, ev := range events {
+		if ev.Timestamp.IsZero() {
+			ev.Timestamp = d.Timestamp
+		}
+		if ev.Timestamp.IsZero() {
+			ev.Timestamp = c.clock.Now().UTC()
+		}
+		select {
+		case out <- ev:
+		case <-ctx.Done():
+			c.settle(log, d, d.Nack(false, true))
+			return
+		case <-dead:
+			return
+		}
+	}
+	if len(events) > 0 {
+		log.Debug("notification", "event_type", events[0].Type, "ids", events[0].IDs, "message_id", events[0].MessageID)
+	}
+	c.settle(log, d, d.Ack(false))
+}
+
+// settle logs a failed ack or nack: the channel is gone, and the broker will
+// redeliver the message to the next connection, so nothing is lost.
+func (c *Consumer) settle(log *slog.Logger, d amqp.Delivery, err error) {
+	if err != nil {
+		log.Debug("settling delivery failed; it will be redelivered", "delivery_tag", d.DeliveryTag, "err", err)
+	}
+}
