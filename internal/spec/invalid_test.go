@@ -1,0 +1,102 @@
+package spec
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// TestInvalidFiles loads each testdata/invalid-<rule>.yaml, which breaks
+// exactly one rule, and wants exactly one diagnostic naming the file, the
+// line and the field at fault.
+func TestInvalidFiles(t *testing.T) {
+	tests := []struct {
+		file  string
+		line  int
+		field string
+		want  string // part of the message
+	}{
+		{"invalid-syntax.yaml", 3, "", "mapping values are not allowed"},
+		{"invalid-root-not-a-mapping.yaml", 1, "", "a spec file is a mapping of kinds"},
+		{"invalid-unknown-kind.yaml", 3, "vlan", `unknown kind "vlan"; did you mean "vlans"?`},
+		{"invalid-not-a-list.yaml", 2, "namespaces", "must be a list of namespace items, got a mapping"},
+		{"invalid-unknown-field.yaml", 4, "vlan_id", `unknown field "vlan_id" in vlan; did you mean "vid"?`},
+		{"invalid-repeated-field.yaml", 4, "description", "first set at line 3"},
+		{"invalid-wrong-type-vid.yaml", 4, "vid", `must be an integer, got text "abc"`},
+		{"invalid-wrong-type-tags.yaml", 3, "tags", "must be a list of text"},
+		{"invalid-wrong-type-bool.yaml", 6, "shared", "must be true or false"},
+		{"invalid-missing-required.yaml", 4, "name", "required field missing in this vlan"},
+		{"invalid-duplicate-namespace.yaml", 4, "name", "duplicate namespace a11, first declared at testdata/invalid-duplicate-namespace.yaml:2:5"},
+		{"invalid-duplicate-vlan-group.yaml", 5, "name", "duplicate vlan_group a11-12-network, first declared at testdata/invalid-duplicate-vlan-group.yaml:2:5"},
+		{"invalid-duplicate-vlan.yaml", 6, "vid", "duplicate vlan a11-12-network/100, first declared at testdata/invalid-duplicate-vlan.yaml:4:5"},
+		{"invalid-duplicate-prefix.yaml", 5, "prefix", "duplicate prefix a11/10.11.0.0/16, first declared at testdata/invalid-duplicate-prefix.yaml:4:5"},
+		{"invalid-duplicate-ip.yaml", 5, "address", "duplicate ip_address Global/10.0.0.5, first declared at testdata/invalid-duplicate-ip.yaml:4:5"},
+		{"invalid-duplicate-segment-range.yaml", 3, "name", "duplicate segment_range a11-vni"},
+		{"invalid-duplicate-asn.yaml", 3, "asn", "duplicate asn 65011"},
+		{"invalid-vid-bounds.yaml", 4, "vid", "5000 is outside 1-4094"},
+		{"invalid-vid-outside-group-range.yaml", 6, "vid", "vid 250 is outside range 100-199,300-310 of vlan_group a11-12-network"},
+		{"invalid-range-malformed.yaml", 3, "range", `"abc" is not a number`},
+		{"invalid-range-overlap.yaml", 3, "range", "range parts 100-199 and 150-160 overlap"},
+		{"invalid-segment-min-max.yaml", 5, "minimum", "minimum 199 is greater than maximum 150"},
+		{"invalid-segment-bounds.yaml", 5, "maximum", "16777216 is outside 1-16777215"},
+		{"invalid-segment-overlap.yaml", 4, "minimum", "range 190-210 overlaps segment range a11-12-tenant-vlans (150-199"},
+		{"invalid-segment-physnet-missing.yaml", 2, "physical_network", "required when network_type is vlan"},
+		{"invalid-segment-physnet-forbidden.yaml", 4, "physical_network", "only vlan ranges have a physical network"},
+		{"invalid-segment-project-required.yaml", 2, "project_id", "required when shared is false"},
+		{"invalid-segment-network-type.yaml", 3, "network_type", `did you mean "vxlan"?`},
+		{"invalid-cidr.yaml", 4, "prefix", `invalid CIDR "10.0.300.0/24"`},
+		{"invalid-host-bits.yaml", 4, "prefix", "10.0.0.1/24: host bits set, did you mean 10.0.0.0/24"},
+		{"invalid-prefix-type.yaml", 3, "type", `did you mean "container"?`},
+		{"invalid-network-overlap.yaml", 6, "prefix", "network 10.11.12.128/25 overlaps network 10.11.12.0/24"},
+		{"invalid-ip-outside-prefix.yaml", 8, "address", "10.99.0.5 is outside every prefix of namespace a11"},
+		{"invalid-ip-network-address.yaml", 6, "address", "10.0.12.0 is the network address of prefix 10.0.12.0/24"},
+		{"invalid-ip-broadcast-address.yaml", 6, "address", "10.0.12.255 is the broadcast address of prefix 10.0.12.0/24"},
+		{"invalid-ip-no-mask.yaml", 4, "address", "needs the mask length of its subnet"},
+		{"invalid-ref-vlan-group.yaml", 6, "vlan_group", `vlan_group "a11-12-netwrok" is not declared in the spec; did you mean "a11-12-network"?`},
+		{"invalid-ref-vlan.yaml", 7, "vlan", "vlan a11-12-network/101 is not declared in the spec"},
+		{"invalid-ref-vlan-syntax.yaml", 3, "vlan", "is not a VLAN reference"},
+		{"invalid-ref-namespace.yaml", 5, "namespace", `namespace "a12" is not declared in the spec; did you mean "a11"?`},
+		{"invalid-ref-namespace-ip.yaml", 5, "namespace", `namespace "b22" is not declared`},
+		{"invalid-asn-range.yaml", 2, "asn", "4294967296 is outside 1-4294967295"},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.file] = true
+		t.Run(tt.file, func(t *testing.T) {
+			path := filepath.Join("testdata", tt.file)
+			objs, diags, err := Load([]string{path}, resource.StaticOwner("test"))
+			if err != nil {
+				t.Fatalf("Load(%s) error = %v", path, err)
+			}
+			if len(diags) != 1 {
+				t.Fatalf("Load(%s) = %d diagnostics, want 1:\n%v", path, len(diags), diags)
+			}
+			d := diags[0]
+			if d.File != path || d.Line != tt.line || d.Field != tt.field || !strings.Contains(d.Message, tt.want) {
+				t.Errorf("Load(%s) = %s\nwant file %s, line %d, field %q, message containing %q", path, d, path, tt.line, tt.field, tt.want)
+			}
+			if s := d.String(); !strings.HasPrefix(s, path+":") || (tt.field != "" && !strings.Contains(s, tt.field+": ")) {
+				t.Errorf("String() = %q, want it to start with %s: and name field %q", s, path, tt.field)
+			}
+			for _, o := range objs {
+				if o.Meta().Source.File != path {
+					t.Errorf("object %s has source %v, want file %s", o.Key(), o.Meta().Source, path)
+				}
+			}
+		})
+	}
+	files, err := filepath.Glob("testdata/invalid-*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !covered[filepath.Base(f)] {
+			t.Errorf("%s has no row in this table", f)
+		}
+	}
+	if len(files) < 15 {
+		t.Errorf("%d invalid-*.yaml files, want at least 15", len(files))
+	}
+}
