@@ -206,6 +206,7 @@ func TestMassDeleteGuard(t *testing.T) {
 		{name: "allow lifts the guard", owned: 10, deletes: 10, policy: func(p *Policy) { p.AllowMassDelete = true }},
 		{name: "count limit", owned: 1000, deletes: 50, policy: func(p *Policy) { p.MaxDeleteCount = 20 }, refused: true},
 		{name: "empty desired against many owned is refused", owned: 200, deletes: 200, refused: true},
+		{name: "a part measured against the whole passes", owned: 10, deletes: 10, policy: func(p *Policy) { p.OwnedTotal = 1000 }},
 		{name: "upsert-only deletes nothing", owned: 10, deletes: 10, policy: func(p *Policy) { p.Mode = ModeUpsertOnly }},
 	}
 	for _, tt := range tests {

@@ -45,6 +45,10 @@ type Policy struct {
 	MaxDeleteCount   int     `json:"max_delete_count,omitempty"`
 	// AllowMassDelete lifts the guard for one run.
 	AllowMassDelete bool `json:"allow_mass_delete"`
+	// OwnedTotal, when a plan covers only part of the owner's objects (an
+	// event-driven sync of a few networks), is how many the owner has in
+	// all, so that the guard measures deletes against the whole.
+	OwnedTotal int `json:"owned_total,omitempty"`
 }
 
 // DefaultPolicy is sync with the mass-delete guard at 10% and 5 objects.
@@ -57,6 +61,7 @@ func (p Policy) massDelete(n, owned int) string {
 	if p.AllowMassDelete || n == 0 {
 		return ""
 	}
+	owned = max(owned, p.OwnedTotal)
 	if p.MaxDeleteCount > 0 && n > p.MaxDeleteCount {
 		return fmt.Sprintf("plan deletes %d objects, more than the limit of %d; rerun with --allow-mass-delete if that is intended", n, p.MaxDeleteCount)
 	}

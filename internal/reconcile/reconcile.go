@@ -37,18 +37,33 @@ type Result struct {
 // Plan reads the target and plans desired against it. A failed read is an
 // error, never an empty current state: that would turn into deletes.
 func Plan(ctx context.Context, desired []resource.Object, t Target, policy plan.Policy) (*Result, error) {
+	current, names, err := Read(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return Build(desired, current, names, policy), nil
+}
+
+// Read reads the target's objects and, where the target has them, the names
+// of the kinds it owns.
+func Read(ctx context.Context, t Target) ([]resource.Object, map[resource.Kind]map[string]bool, error) {
 	current, err := t.List(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read target: %w", err)
+		return nil, nil, fmt.Errorf("read target: %w", err)
 	}
 	var names map[resource.Kind]map[string]bool
 	if n, ok := t.(Namer); ok {
 		if names, err = n.Names(ctx); err != nil {
-			return nil, fmt.Errorf("read target names: %w", err)
+			return nil, nil, fmt.Errorf("read target names: %w", err)
 		}
 	}
+	return current, names, nil
+}
+
+// Build plans desired against a current state already read.
+func Build(desired, current []resource.Object, names map[resource.Kind]map[string]bool, policy plan.Policy) *Result {
 	p := plan.Make(desired, current, policy)
-	return &Result{Plan: p, Current: current, Problems: References(p, desired, current, names)}, nil
+	return &Result{Plan: p, Current: current, Problems: References(p, desired, current, names)}
 }
 
 // ErrRefused marks a plan that preflight will not let through.

@@ -29,7 +29,9 @@ type namedStore struct {
 	names map[resource.Kind]map[string]bool
 }
 
-func (n namedStore) Names(context.Context) (map[resource.Kind]map[string]bool, error) { return n.names, nil }
+func (n namedStore) Names(context.Context) (map[resource.Kind]map[string]bool, error) {
+	return n.names, nil
+}
 
 func TestPlanApplyConverges(t *testing.T) {
 	ctx := context.Background()
@@ -125,7 +127,9 @@ func TestFailedReadNeverDeletes(t *testing.T) {
 
 type failing struct{}
 
-func (failing) List(context.Context) ([]resource.Object, error) { return nil, errors.New("read cut short") }
+func (failing) List(context.Context) ([]resource.Object, error) {
+	return nil, errors.New("read cut short")
+}
 func (failing) Apply(context.Context, []plan.Change) (int, error) {
 	return 0, errors.New("must not be called")
 }

@@ -56,6 +56,7 @@ func (o *VLANGroup) Diff(cur Object) []FieldDiff {
 func (o *VLANGroup) References() []Reference {
 	var r refs
 	r.add("location", RefLocation, o.Location)
+	r.tags(o.Tags)
 	return r
 }
 
@@ -95,6 +96,7 @@ func (o *VLAN) References() []Reference {
 	r.add("status", RefStatus, o.Status)
 	r.add("role", RefRole, o.Role)
 	r.add("tenant", RefTenant, o.Tenant)
+	r.tags(o.Tags)
 	return r
 }
 
@@ -154,6 +156,7 @@ func (o *Prefix) References() []Reference {
 	for _, l := range o.Locations {
 		r.add("locations", RefLocation, l)
 	}
+	r.tags(o.Tags)
 	return r
 }
 
@@ -195,6 +198,7 @@ func (o *IPAddress) References() []Reference {
 	r.add("status", RefStatus, o.Status)
 	r.add("role", RefRole, o.Role)
 	r.add("tenant", RefTenant, o.Tenant)
+	r.tags(o.Tags)
 	return r
 }
 
@@ -268,6 +272,7 @@ func (o *ASN) References() []Reference {
 	var r refs
 	r.add("status", RefStatus, o.Status)
 	r.add("tenant", RefTenant, o.Tenant)
+	r.tags(o.Tags)
 	return r
 }
 

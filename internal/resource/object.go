@@ -62,6 +62,7 @@ const (
 	RefStatus   Kind = "status"
 	RefRole     Kind = "role"
 	RefTenant   Kind = "tenant"
+	RefTag      Kind = "tag"
 )
 
 // Object is one VLAN group, VLAN, prefix, ... of any kind.
@@ -134,5 +135,11 @@ type refs []Reference
 func (r *refs) add(field string, kind Kind, name string) {
 	if name != "" {
 		*r = append(*r, Reference{field, kind, name})
+	}
+}
+
+func (r *refs) tags(tags []string) {
+	for _, t := range tags {
+		r.add("tags", RefTag, t)
 	}
 }

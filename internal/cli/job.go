@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/ipsync/ipsync/internal/config"
+	"github.com/ipsync/ipsync/internal/drift"
+	"github.com/ipsync/ipsync/internal/memory"
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/reconcile"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// job is one owner's sync against one target, wired from flags and config.
+type job struct {
+	policy   plan.Policy
+	target   reconcile.Target
+	targetID string
+	writeOK  func() error
+	// desired yields the owner's objects; it sees the target's current
+	// state because a site's mapping depends on which VLAN groups exist.
+	desired func(ctx context.Context, current []resource.Object) ([]resource.Object, error)
+	// leaks are what the source pointed out while producing desired.
+	leaks   []drift.Leak
+	closers []func()
+}
+
+func (j *job) plan(ctx context.Context) (*reconcile.Result, error) {
+	current, names, err := reconcile.Read(ctx, j.target)
+	if err != nil {
+		return nil, err
+	}
+	desired, err := j.desired(ctx, current)
+	if err != nil {
+		return nil, err
+	}
+	return reconcile.Build(desired, current, names, j.policy), nil
+}
+
+func (j *job) writeAllowed() error { return j.writeOK() }
+
+func (j *job) close() {
+	for _, c := range j.closers {
+		c()
+	}
+}
+
+// loadConfig reads the config file, or starts from defaults without one.
+func loadConfig(path string) (*config.Config, error) {
+	if path == "" {
+		c := config.Default()
+		return &c, nil
+	}
+	return config.Load(path)
+}
+
+// prepare wires one job from flags and config: the desired objects (spec or a
+// site's Neutron), the policy, and the target.
+func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, error) {
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return nil, err
+	}
+	kind := f.target
+	if kind == "" {
+		kind = "memory"
+		if cfg.Nautobot.URL != "" {
+			kind = "nautobot"
+		}
+	}
+	j := &job{}
+	var scope targetScope
+	switch {
+	case kind == "neutron":
+		// The one write to Neutron: the spec's segment ranges of one site.
+		if f.site == "" {
+			return nil, &exitError{2, fmt.Errorf("--target neutron writes a site's segment ranges: give --site")}
+		}
+		site, err := cfg.Site(f.site)
+		if err != nil {
+			return nil, err
+		}
+		objs, err := e.specObjects(cfg, paths)
+		if err != nil {
+			return nil, err
+		}
+		objs = slices.DeleteFunc(objs, func(o resource.Object) bool {
+			r, ok := o.(*resource.SegmentRange)
+			return !ok || (r.Site != "" && r.Site != site.Name)
+		})
+		j.desired = func(context.Context, []resource.Object) ([]resource.Object, error) { return objs, nil }
+		j.policy = cfg.PlanPolicy(cfg.StaticOwner())
+		if err := e.openRanges(ctx, cfg, site, j); err != nil {
+			return nil, err
+		}
+	case f.site == "":
+		objs, err := e.specObjects(cfg, paths)
+		if err != nil {
+			return nil, err
+		}
+		// Segment ranges flow to each site's Neutron, not to Nautobot.
+		objs = slices.DeleteFunc(objs, func(o resource.Object) bool { return o.Kind() == resource.KindSegmentRange })
+		j.desired = func(context.Context, []resource.Object) ([]resource.Object, error) { return objs, nil }
+		j.policy = cfg.PlanPolicy(cfg.StaticOwner())
+		scope = staticScope(cfg.StaticOwner())
+	default:
+		site, err := cfg.Site(f.site)
+		if err != nil {
+			return nil, err
+		}
+		src, err := e.openSite(ctx, site)
+		if err != nil {
+			return nil, err
+		}
+		j.desired = func(ctx context.Context, current []resource.Object) ([]resource.Object, error) {
+			objs, leaks, err := src.desired(ctx, current)
+			j.leaks = leaks
+			return objs, err
+		}
+		j.policy = cfg.PlanPolicy(resource.NeutronOwner(site.Name))
+		scope = src.scope()
+	}
+	if f.mode != "" {
+		if j.policy.Mode, err = plan.ParseMode(f.mode); err != nil {
+			return nil, &exitError{2, err}
+		}
+	}
+	j.policy.Adopt = f.adopt
+	j.policy.AllowMassDelete = f.allowMassDelete
+
+	switch kind {
+	case "neutron":
+	case "memory":
+		// Like a new Nautobot, the memory target has the Global namespace.
+		j.target, j.targetID = memory.New(&resource.Namespace{Name: "Global"}), "memory"
+		j.writeOK = func() error { return nil }
+		fmt.Fprintln(e.stderr, "target: memory (an empty in-process target; nothing leaves this process)")
+	case "nautobot":
+		if err := e.openNautobot(cfg, scope, j); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, &exitError{2, fmt.Errorf("--target %q: want nautobot, memory, or neutron (a site's segment ranges)", kind)}
+	}
+	return j, nil
+}
+
+// specObjects loads the static spec from the arguments or the config.
+func (e *env) specObjects(cfg *config.Config, paths []string) ([]resource.Object, error) {
+	if len(paths) == 0 {
+		paths = cfg.SpecPaths()
+	}
+	if len(paths) == 0 {
+		return nil, &exitError{2, fmt.Errorf("no spec: give spec paths as arguments or set spec.paths in the config")}
+	}
+	return e.loadSpec(paths, cfg.StaticOwner())
+}
+
+// targetScope is the part of the target one owner reads: the kinds it
+// writes plus the kinds its objects refer to, narrowed where it can be.
+// Objects carrying Owner's marker are read wherever they are, so that an
+// owner always sees, and can delete, everything it made.
+type targetScope struct {
+	Owner      resource.Owner
+	Kinds      []resource.Kind
+	Namespaces []string
+	VLANGroups []string
+}
+
+func staticScope(owner resource.Owner) targetScope {
+	return targetScope{Owner: owner, Kinds: []resource.Kind{resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN,
+		resource.KindPrefix, resource.KindIPAddress, resource.KindASN}}
+}
+
+func siteNamespace(s *config.Site) string {
+	if s.Namespace != "" {
+		return s.Namespace
+	}
+	return s.Name
+}

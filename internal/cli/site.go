@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/ipsync/ipsync/internal/config"
+	"github.com/ipsync/ipsync/internal/drift"
+	"github.com/ipsync/ipsync/internal/neutron"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// siteSource reads one site's Neutron and maps it to the objects it owns.
+type siteSource struct {
+	site   *config.Site
+	reader *neutron.Reader
+}
+
+func (e *env) openSite(ctx context.Context, site *config.Site) (*siteSource, error) {
+	r, err := neutron.NewReader(ctx, neutronConfig(site), e.logger.With("site", site.Name))
+	if err != nil {
+		return nil, fmt.Errorf("site %s: %w", site.Name, err)
+	}
+	return &siteSource{site: site, reader: r}, nil
+}
+
+func neutronConfig(site *config.Site) neutron.Config {
+	n := site.Neutron
+	return neutron.Config{Endpoint: n.Endpoint, Auth: n.Auth, Cloud: n.Cloud, Region: n.Region, PageSize: n.PageSize, Concurrency: n.Concurrency}
+}
+
+func (s *siteSource) mapConfig(knownGroups map[string]bool) neutron.MapConfig {
+	return neutron.MapConfig{Site: s.site.Name, Namespace: siteNamespace(s.site), NamespacePerNetwork: s.site.NamespacePerNetwork,
+		PhysnetGroups: s.site.PhysnetGroups, Status: s.site.Status, TenantByProject: s.site.Tenants, KnownGroups: knownGroups}
+}
+
+// desired reads the whole site. A failed or partial read is an error: the
+// objects it did not see must not turn into deletes.
+func (s *siteSource) desired(ctx context.Context, current []resource.Object) ([]resource.Object, []drift.Leak, error) {
+	snap, err := s.reader.Read(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read neutron of site %s: %w", s.site.Name, err)
+	}
+	objs, report := neutron.Map(snap, s.mapConfig(vlanGroups(current)))
+	return objs, leaks(report), nil
+}
+
+// scope is what the site reads of the target: every VLAN group (to know
+// which exist), VLANs of the groups its physical networks map to, and its
+// namespace; plus whatever carries its marker.
+func (s *siteSource) scope() targetScope {
+	sc := targetScope{Owner: resource.NeutronOwner(s.site.Name),
+		Kinds:      []resource.Kind{resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN, resource.KindPrefix, resource.KindIPAddress},
+		Namespaces: []string{siteNamespace(s.site)}}
+	for _, g := range s.site.PhysnetGroups {
+		sc.VLANGroups = append(sc.VLANGroups, g)
+	}
+	slices.Sort(sc.VLANGroups)
+	return sc
+}
+
+func vlanGroups(current []resource.Object) map[string]bool {
+	out := map[string]bool{}
+	for _, o := range current {
+		if g, ok := o.(*resource.VLANGroup); ok {
+			out[g.Name] = true
+		}
+	}
+	return out
+}
+
+// leaks turns the mapping report into drift leaks an operator can act on.
+func leaks(r neutron.Report) []drift.Leak {
+	var out []drift.Leak
+	for _, u := range r.UnknownGroups {
+		out = append(out, drift.Leak{Kind: "segment", Key: segmentKey(u.SegmentRef),
+			Message: fmt.Sprintf("physical network %q maps to VLAN group %q, which Nautobot does not have; its VLAN was not synced", u.PhysicalNetwork, u.Group)})
+	}
+	for _, u := range r.UnusedSegments {
+		out = append(out, drift.Leak{Kind: "segment", Key: segmentKey(u), Message: "VLAN segment with no ports (a leaked tenant network?)"})
+	}
+	for _, d := range r.Duplicates {
+		out = append(out, drift.Leak{Kind: string(d.Key.Kind), Key: d.Key.Name, Message: fmt.Sprintf("two Neutron records map to this object: kept %s, dropped %s", d.Kept, d.Dropped)})
+	}
+	for _, sk := range r.Skipped {
+		out = append(out, drift.Leak{Kind: sk.Kind, Key: sk.ID, Message: "not synced: " + sk.Reason})
+	}
+	return out
+}
+
+func segmentKey(s neutron.SegmentRef) string {
+	name := s.NetworkName
+	if name == "" {
+		name = s.NetworkID
+	}
+	return fmt.Sprintf("%s %s:%s:%d", name, s.NetworkType, s.PhysicalNetwork, s.SegmentationID)
+}
+
+// openRanges makes the site's Neutron segment ranges the job's target.
+func (e *env) openRanges(ctx context.Context, cfg *config.Config, site *config.Site, j *job) error {
+	if !site.SegmentRanges {
+		return fmt.Errorf("site %s: segment_ranges is not enabled in the config; ipsync writes ranges only to sites that opt in", site.Name)
+	}
+	r, err := neutron.NewReader(ctx, neutronConfig(site), e.logger.With("site", site.Name))
+	if err != nil {
+		return fmt.Errorf("site %s: %w", site.Name, err)
+	}
+	j.target = neutron.NewRangeWriter(r, neutron.RangeConfig{Site: site.Name, Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField},
+		e.logger.With("site", site.Name))
+	j.targetID = "neutron:" + site.Name
+	j.writeOK = func() error { return nil }
+	return nil
+}

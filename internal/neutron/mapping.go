@@ -1,0 +1,340 @@
+package neutron
+
+import (
+	"cmp"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// MapConfig is how one site's Neutron maps to objects.
+type MapConfig struct {
+	Site string
+	// Namespace holds the site's prefixes and IPs; default: the site name.
+	Namespace string
+	// NamespacePerNetwork puts each network in its own namespace
+	// "<Namespace>/<network name>" (the id when the name is empty or not
+	// unique), for sites whose networks reuse address space.
+	NamespacePerNetwork bool
+	// PhysnetGroups maps a physical network to its VLAN group; a physical
+	// network not listed is a group of the same name.
+	PhysnetGroups map[string]string
+	// Status of every object; default "Active".
+	Status string
+	// TenantByProject names the tenant of a project's prefixes.
+	TenantByProject map[string]string
+	// KnownGroups are the VLAN groups the target has; a VLAN in any other
+	// group is skipped and reported. Nil means do not check.
+	KnownGroups map[string]bool
+}
+
+// DefaultStatus is the status of mapped objects unless configured.
+const DefaultStatus = "Active"
+
+// DeviceOwnerDHCP is the owner of the DHCP ports Neutron adds to networks by
+// itself: they do not make a segment "used".
+const DeviceOwnerDHCP = "network:dhcp"
+
+// Map turns a snapshot into the objects the site's Neutron owns, in kind
+// order and then by key. It is pure and deterministic: the same snapshot in
+// any record order gives the same objects and report.
+func Map(s *Snapshot, cfg MapConfig) ([]resource.Object, Report) {
+	if cfg.Namespace == "" {
+		cfg.Namespace = cfg.Site
+	}
+	if cfg.Status == "" {
+		cfg.Status = DefaultStatus
+	}
+	m := &mapper{cfg: cfg, owner: resource.NeutronOwner(cfg.Site), seen: map[resource.Identity]string{}}
+	m.mapNetworks(s)
+	m.mapSubnets(s.Subnets)
+	m.mapPorts(s.Ports)
+	m.reportUnused()
+	return sortObjects(m.objs), m.report
+}
+
+// sortObjects orders objects by kind, then key, building each key once.
+func sortObjects(objs []resource.Object) []resource.Object {
+	type keyed struct {
+		rank int
+		key  string
+		obj  resource.Object
+	}
+	ks := make([]keyed, len(objs))
+	for i, o := range objs {
+		ks[i] = keyed{o.Kind().Rank(), o.Key().Name, o}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.key, b.key)) })
+	for i, k := range ks {
+		objs[i] = k.obj
+	}
+	return objs
+}
+
+type mapper struct {
+	cfg    MapConfig
+	owner  resource.Owner
+	objs   []resource.Object
+	seen   map[resource.Identity]string // object -> Neutron id of the record it came from
+	report Report
+
+	nets    map[string]*netInfo
+	order   []*netInfo // nets by id, for a stable leak report
+	subnets map[string]subnetInfo
+}
+
+type netInfo struct {
+	net       Network
+	namespace string
+	vlans     []*segInfo // vlan segments
+	tunnels   []Segment  // vxlan and geneve segments
+	used      bool       // a port on the network uses all its segments
+}
+
+type segInfo struct {
+	seg  Segment
+	vlan string // VLAN key, empty when skipped
+	used bool
+}
+
+type subnetInfo struct {
+	namespace string
+	prefix    netip.Prefix
+	segmentID string
+}
+
+func (m *mapper) meta() resource.Meta { return resource.Meta{Owner: m.owner} }
+
+// add keeps o unless an object with its identity is already kept.
+func (m *mapper) add(o resource.Object, neutronID string) {
+	id := o.Identity()
+	if kept, ok := m.seen[id]; ok {
+		m.report.Duplicates = append(m.report.Duplicates, Duplicate{Key: o.Key(), Kept: kept, Dropped: neutronID})
+		return
+	}
+	m.seen[id] = neutronID
+	m.objs = append(m.objs, o)
+}
+
+func (m *mapper) skip(kind, id, format string, args ...any) {
+	m.report.Skipped = append(m.report.Skipped, Skipped{Kind: kind, ID: id, Reason: fmt.Sprintf(format, args...)})
+}
+
+func (m *mapper) group(physnet string) string {
+	if g, ok := m.cfg.PhysnetGroups[physnet]; ok {
+		return g
+	}
+	return physnet
+}
+
+func (m *mapper) mapNetworks(s *Snapshot) {
+	nets := slices.SortedFunc(slices.Values(s.Networks), func(a, b Network) int { return cmp.Compare(a.ID, b.ID) })
+	names := map[string]int{}
+	for _, n := range nets {
+		names[n.Name]++
+	}
+	extSegs := map[string][]Segment{}
+	for _, sg := range s.Segments {
+		extSegs[sg.NetworkID] = append(extSegs[sg.NetworkID], sg)
+	}
+	m.nets = make(map[string]*netInfo, len(nets))
+	for _, n := range nets {
+		label := n.Name
+		if label == "" || names[label] > 1 {
+			label = n.ID
+		}
+		ni := &netInfo{net: n, namespace: m.cfg.Namespace}
+		if m.cfg.NamespacePerNetwork {
+			ni.namespace = m.cfg.Namespace + "/" + label
+			m.add(&resource.Namespace{M: m.meta(), Name: ni.namespace, Description: "Neutron network " + n.ID}, n.ID)
+		}
+		m.nets[n.ID] = ni
+		m.order = append(m.order, ni)
+
+		segs := extSegs[n.ID]
+		if len(segs) == 0 {
+			segs = n.Segments
+		}
+		segs = slices.Clone(segs)
+		slices.SortFunc(segs, func(a, b Segment) int {
+			return cmp.Or(cmp.Compare(a.PhysicalNetwork, b.PhysicalNetwork), cmp.Compare(a.SegmentationID, b.SegmentationID), cmp.Compare(a.ID, b.ID))
+		})
+		for _, sg := range segs {
+			switch sg.NetworkType {
+			case resource.NetworkVLAN:
+				ni.vlans = append(ni.vlans, &segInfo{seg: sg})
+			case resource.NetworkVXLAN, resource.NetworkGeneve:
+				ni.tunnels = append(ni.tunnels, sg)
+			}
+		}
+		display := n.Name
+		if display == "" {
+			display = n.ID
+		}
+		for i, si := range ni.vlans {
+			name := display
+			if len(ni.vlans) > 1 { // names must stay unique in each group
+				suffix := si.seg.Name
+				if suffix == "" {
+					suffix = strconv.Itoa(i + 1)
+				}
+				name += "-" + suffix
+			}
+			m.mapVLAN(ni, si, name)
+		}
+	}
+}
+
+func (m *mapper) mapVLAN(ni *netInfo, si *segInfo, name string) {
+	sg := si.seg
+	recordID := cmp.Or(sg.ID, ni.net.ID)
+	if sg.SegmentationID < 1 || sg.SegmentationID > 4094 {
+		m.skip("segment", recordID, "network %s: VLAN id %d is outside 1-4094", ni.net.ID, sg.SegmentationID)
+		return
+	}
+	group := m.group(sg.PhysicalNetwork)
+	if m.cfg.KnownGroups != nil && !m.cfg.KnownGroups[group] {
+		m.report.UnknownGroups = append(m.report.UnknownGroups, UnknownGroup{SegmentRef: ref(ni, sg), Group: group})
+		return
+	}
+	v := &resource.VLAN{M: m.meta(), Group: group, VID: uint16(sg.SegmentationID), Name: name, Status: m.cfg.Status}
+	m.add(v, recordID)
+	// A duplicate VLAN still exists under the same key, so prefixes may
+	// refer to it.
+	si.vlan = resource.VLANKey(group, v.VID)
+}
+
+func ref(ni *netInfo, sg Segment) SegmentRef {
+	return SegmentRef{NetworkID: ni.net.ID, NetworkName: ni.net.Name, SegmentID: sg.ID,
+		NetworkType: sg.NetworkType, PhysicalNetwork: sg.PhysicalNetwork, SegmentationID: sg.SegmentationID}
+}
+
+func (m *mapper) mapSubnets(subnets []Subnet) {
+	subnets = slices.SortedFunc(slices.Values(subnets), func(a, b Subnet) int { return cmp.Compare(a.ID, b.ID) })
+	m.subnets = make(map[string]subnetInfo, len(subnets))
+	for _, sn := range subnets {
+		ni := m.nets[sn.NetworkID]
+		if ni == nil {
+			m.skip("subnet", sn.ID, "its network %s was not read", sn.NetworkID)
+			continue
+		}
+		p, err := netip.ParsePrefix(sn.CIDR)
+		if err != nil {
+			m.skip("subnet", sn.ID, "cidr %q: %v", sn.CIDR, err)
+			continue
+		}
+		p = p.Masked()
+		m.subnets[sn.ID] = subnetInfo{namespace: ni.namespace, prefix: p, segmentID: sn.SegmentID}
+		m.add(&resource.Prefix{
+			M:           m.meta(),
+			Namespace:   ni.namespace,
+			Prefix:      p,
+			Type:        resource.PrefixNetwork,
+			Status:      m.cfg.Status,
+			VLAN:        ni.vlanOf(sn.SegmentID),
+			VNI:         ni.vniOf(sn.SegmentID),
+			Tenant:      m.cfg.TenantByProject[sn.ProjectID],
+			Description: sn.Name,
+		}, sn.ID)
+	}
+}
+
+// vlanOf is the VLAN key of a subnet's segment: the segment it names on a
+// routed network, else the network's only VLAN segment.
+func (ni *netInfo) vlanOf(segmentID string) string {
+	if segmentID != "" {
+		for _, si := range ni.vlans {
+			if si.seg.ID == segmentID {
+				return si.vlan
+			}
+		}
+		return ""
+	}
+	if len(ni.vlans) == 1 {
+		return ni.vlans[0].vlan
+	}
+	return ""
+}
+
+// vniOf is the VNI of a subnet's segment, else of the network's first
+// tunnel segment.
+func (ni *netInfo) vniOf(segmentID string) uint32 {
+	for _, t := range ni.tunnels {
+		if segmentID == "" || t.ID == segmentID {
+			if t.SegmentationID > 0 && t.SegmentationID <= resource.MaxVNI {
+				return uint32(t.SegmentationID)
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+func (m *mapper) mapPorts(ports []Port) {
+	ports = slices.SortedFunc(slices.Values(ports), func(a, b Port) int { return cmp.Compare(a.ID, b.ID) })
+	for _, p := range ports {
+		ni := m.nets[p.NetworkID]
+		counts := ni != nil && p.DeviceOwner != DeviceOwnerDHCP
+		onSegment := false
+		for _, f := range p.FixedIPs {
+			if sn, ok := m.subnets[f.SubnetID]; ok && counts && sn.segmentID != "" {
+				ni.use(sn.segmentID)
+				onSegment = true
+			}
+			m.mapIP(p, f)
+		}
+		if counts && !onSegment {
+			ni.used = true
+		}
+	}
+}
+
+func (m *mapper) mapIP(p Port, f FixedIP) {
+	sn, ok := m.subnets[f.SubnetID]
+	if !ok {
+		m.skip("port", p.ID, "fixed IP %s: its subnet %s was not read or not mapped", f.IPAddress, f.SubnetID)
+		return
+	}
+	a, err := netip.ParseAddr(f.IPAddress)
+	if err != nil {
+		m.skip("port", p.ID, "fixed IP %q: %v", f.IPAddress, err)
+		return
+	}
+	if !sn.prefix.Contains(a) {
+		m.skip("port", p.ID, "fixed IP %s is outside its subnet %s (%s)", a, f.SubnetID, sn.prefix)
+		return
+	}
+	m.add(&resource.IPAddress{
+		M:           m.meta(),
+		Namespace:   sn.namespace,
+		Address:     netip.PrefixFrom(a, sn.prefix.Bits()),
+		Status:      m.cfg.Status,
+		DNSName:     p.DNSName,
+		Description: cmp.Or(p.Name, p.DeviceOwner),
+	}, p.ID)
+}
+
+func (ni *netInfo) use(segmentID string) {
+	for _, si := range ni.vlans {
+		if si.seg.ID == segmentID {
+			si.used = true
+		}
+	}
+}
+
+// reportUnused reports VLAN segments no port uses.
+func (m *mapper) reportUnused() {
+	for _, ni := range m.order {
+		if ni.used {
+			continue
+		}
+		for _, si := range ni.vlans {
+			if !si.used {
+				m.report.UnusedSegments = append(m.report.UnusedSegments, ref(ni, si.seg))
+			}
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package sitesync
+
+import (
+	"fmt"
+
+	"github.com/ipsync/ipsync/internal/drift"
+	"github.com/ipsync/ipsync/internal/neutron"
+)
+
+// Leaks turns the mapping report into drift leaks an operator can act on.
+func Leaks(r neutron.Report) []drift.Leak {
+	var out []drift.Leak
+	for _, u := range r.UnknownGroups {
+		out = append(out, drift.Leak{Kind: "segment", Key: segmentKey(u.SegmentRef),
+			Message: fmt.Sprintf("physical network %q maps to VLAN group %q, which Nautobot does not have; its VLAN was not synced", u.PhysicalNetwork, u.Group)})
+	}
+	for _, u := range r.UnusedSegments {
+		out = append(out, drift.Leak{Kind: "segment", Key: segmentKey(u), Message: "VLAN segment with no ports (a leaked tenant network?)"})
+	}
+	for _, d := range r.Duplicates {
+		out = append(out, drift.Leak{Kind: string(d.Key.Kind), Key: d.Key.Name, Message: fmt.Sprintf("two Neutron records map to this object: kept %s, dropped %s", d.Kept, d.Dropped)})
+	}
+	for _, sk := range r.Skipped {
+		out = append(out, drift.Leak{Kind: sk.Kind, Key: sk.ID, Message: "not synced: " + sk.Reason})
+	}
+	return out
+}
+
+func segmentKey(s neutron.SegmentRef) string {
+	name := s.NetworkName
+	if name == "" {
+		name = s.NetworkID
+	}
+	return fmt.Sprintf("%s %s:%s:%d", name, s.NetworkType, s.PhysicalNetwork, s.SegmentationID)
+}

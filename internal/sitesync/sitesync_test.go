@@ -1,0 +1,150 @@
+package sitesync
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/ipsync/ipsync/internal/agent"
+	"github.com/ipsync/ipsync/internal/memory"
+	"github.com/ipsync/ipsync/internal/neutron"
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// fakeNeutron serves a snapshot and counts how it was read.
+type fakeNeutron struct {
+	snap         *neutron.Snapshot
+	full, narrow int
+	err          error
+}
+
+func (f *fakeNeutron) Read(context.Context) (*neutron.Snapshot, error) {
+	f.full++
+	return f.snap, f.err
+}
+
+func (f *fakeNeutron) ReadNetworks(_ context.Context, ids []string) (*neutron.Snapshot, error) {
+	f.narrow++
+	if f.err != nil {
+		return nil, f.err
+	}
+	return only(f.snap, ids), nil
+}
+
+func network(id, name string, vid int, cidr string, ips ...string) (neutron.Network, neutron.Subnet, []neutron.Port) {
+	n := neutron.Network{ID: id, Name: name, Segments: []neutron.Segment{{NetworkType: "vlan", PhysicalNetwork: "a11-12-network", SegmentationID: vid}}}
+	sub := neutron.Subnet{ID: id + "-sub", NetworkID: id, CIDR: cidr, Name: name + "-subnet"}
+	var ports []neutron.Port
+	for i, ip := range ips {
+		ports = append(ports, neutron.Port{ID: id + "-port" + string(rune('a'+i)), NetworkID: id, FixedIPs: []neutron.FixedIP{{SubnetID: sub.ID, IPAddress: ip}}})
+	}
+	return n, sub, ports
+}
+
+func snapshot(nets ...string) *neutron.Snapshot {
+	all := map[string]func() (neutron.Network, neutron.Subnet, []neutron.Port){
+		"n1": func() (neutron.Network, neutron.Subnet, []neutron.Port) {
+			return network("n1", "tenant-1", 150, "192.168.1.0/24", "192.168.1.10", "192.168.1.11")
+		},
+		"n2": func() (neutron.Network, neutron.Subnet, []neutron.Port) {
+			return network("n2", "tenant-2", 151, "192.168.2.0/24", "192.168.2.10")
+		},
+	}
+	s := &neutron.Snapshot{}
+	for _, id := range nets {
+		n, sub, ports := all[id]()
+		s.Networks = append(s.Networks, n)
+		s.Subnets = append(s.Subnets, sub)
+		s.Ports = append(s.Ports, ports...)
+	}
+	return s
+}
+
+func keys(t *testing.T, st *memory.Store, owner resource.Owner) []string {
+	t.Helper()
+	objs, _ := st.List(context.Background())
+	var out []string
+	for _, o := range objs {
+		if o.Meta().Owner == owner {
+			out = append(out, o.Key().String())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestFullThenNarrowed(t *testing.T) {
+	ctx := context.Background()
+	owner := resource.NeutronOwner("a11")
+	store := memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"})
+	src := &fakeNeutron{snap: snapshot("n1", "n2")}
+	pol := plan.DefaultPolicy(owner)
+	s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: pol}, src, store)
+
+	out, err := s.Sync(ctx, nil)
+	if err != nil {
+		t.Fatalf("full sync: %v", err)
+	}
+	if out.Writes != 7 { // 2 VLANs, 2 prefixes, 3 IPs
+		t.Fatalf("full sync wrote %d, want 7 (%v)", out.Writes, keys(t, store, owner))
+	}
+
+	// n1 is deleted in Neutron; the notification names it.
+	src.snap = snapshot("n2")
+	out, err = s.Sync(ctx, &agent.Trigger{NetworkIDs: []string{"n1"}})
+	if err != nil {
+		t.Fatalf("narrowed sync: %v", err)
+	}
+	if src.narrow != 1 || src.full != 1 {
+		t.Errorf("reads: %d full, %d narrowed; want 1 and 1", src.full, src.narrow)
+	}
+	want := []string{"ip_address a11/192.168.2.10", "prefix a11/192.168.2.0/24", "vlan a11-12-network/151"}
+	if got := keys(t, store, owner); !slices.Equal(got, want) {
+		t.Errorf("after deleting n1: %q, want %q", got, want)
+	}
+	if out.Writes != 4 {
+		t.Errorf("narrowed sync wrote %d, want 4 deletes", out.Writes)
+	}
+
+	// A narrowed sync of an unchanged network writes nothing.
+	if out, err := s.Sync(ctx, &agent.Trigger{NetworkIDs: []string{"n2"}}); err != nil || out.Writes != 0 {
+		t.Errorf("unchanged narrowed sync = %d writes, %v", out.Writes, err)
+	}
+}
+
+func TestUnreachableSidesDeleteNothing(t *testing.T) {
+	ctx := context.Background()
+	owner := resource.NeutronOwner("a11")
+	store := memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"})
+	src := &fakeNeutron{snap: snapshot("n1")}
+	s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner)}, src, store)
+	if _, err := s.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := keys(t, store, owner)
+	src.err = errors.New("connection refused")
+	_, err := s.Sync(ctx, nil)
+	var ue *agent.UnreachableError
+	if !errors.As(err, &ue) || ue.Side != "neutron" {
+		t.Errorf("Sync with Neutron down = %v, want neutron unreachable", err)
+	}
+	if got := keys(t, store, owner); !slices.Equal(got, before) {
+		t.Errorf("objects changed while Neutron was down: %q -> %q", before, got)
+	}
+}
+
+func TestLeaksReportUnknownGroup(t *testing.T) {
+	ctx := context.Background()
+	owner := resource.NeutronOwner("a11")
+	store := memory.New(&resource.Namespace{Name: "a11"}) // no VLAN group
+	s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner)}, &fakeNeutron{snap: snapshot("n1")}, store)
+	out, err := s.Sync(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Drift.Leaks) == 0 {
+		t.Errorf("a physical network without a VLAN group must be reported as a leak")
+	}
+}
