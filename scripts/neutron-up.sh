@@ -17,6 +17,7 @@
 #   NEUTRON_VNI_RANGES   ML2 vxlan vni_ranges (default 1:1000)
 #   NEUTRON_API_WORKERS  API worker processes (default 1)
 #   NEUTRON_KEEP_DB=1    keep the database of a previous start instead of starting empty
+#   NEUTRON_NOTIFY_URL   rabbit://user:pass@host:port/ to publish oslo notifications to (default: none)
 #
 # Each start begins with an empty database unless NEUTRON_KEEP_DB=1.
 set -euo pipefail
@@ -99,6 +100,16 @@ flat_networks = *
 [ml2_type_vxlan]
 vni_ranges = $VNI_RANGES
 EOF
+  if [ -n "${NEUTRON_NOTIFY_URL:-}" ]; then
+    # Publish oslo notifications (network.create.end, ...) to RabbitMQ, as a
+    # production Neutron does; RPC stays on the fake transport.
+    cat >>"$D/etc/neutron.conf" <<EOF
+[oslo_messaging_notifications]
+driver = messagingv2
+transport_url = $NEUTRON_NOTIFY_URL
+topics = notifications
+EOF
+  fi
   # Neutron's stock api-paste.ini, reduced to the noauth pipelines.
   cat >"$D/etc/api-paste.ini" <<EOF
 [composite:neutron]

@@ -175,4 +175,3 @@ Without --commit it is a dry run.`,
 	cmd.Flags().BoolVar(&commit, "commit", false, "write the changes (without it, apply is a dry run)")
 	return cmd
 }
-

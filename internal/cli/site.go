@@ -9,6 +9,7 @@ import (
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sitesync"
 )
 
 // siteSource reads one site's Neutron and maps it to the objects it owns.
@@ -43,7 +44,7 @@ func (s *siteSource) desired(ctx context.Context, current []resource.Object) ([]
 		return nil, nil, fmt.Errorf("read neutron of site %s: %w", s.site.Name, err)
 	}
 	objs, report := neutron.Map(snap, s.mapConfig(vlanGroups(current)))
-	return objs, leaks(report), nil
+	return objs, sitesync.Leaks(report), nil
 }
 
 // scope is what the site reads of the target: every VLAN group (to know
@@ -68,33 +69,6 @@ func vlanGroups(current []resource.Object) map[string]bool {
 		}
 	}
 	return out
-}
-
-// leaks turns the mapping report into drift leaks an operator can act on.
-func leaks(r neutron.Report) []drift.Leak {
-	var out []drift.Leak
-	for _, u := range r.UnknownGroups {
-		out = append(out, drift.Leak{Kind: "segment", Key: segmentKey(u.SegmentRef),
-			Message: fmt.Sprintf("physical network %q maps to VLAN group %q, which Nautobot does not have; its VLAN was not synced", u.PhysicalNetwork, u.Group)})
-	}
-	for _, u := range r.UnusedSegments {
-		out = append(out, drift.Leak{Kind: "segment", Key: segmentKey(u), Message: "VLAN segment with no ports (a leaked tenant network?)"})
-	}
-	for _, d := range r.Duplicates {
-		out = append(out, drift.Leak{Kind: string(d.Key.Kind), Key: d.Key.Name, Message: fmt.Sprintf("two Neutron records map to this object: kept %s, dropped %s", d.Kept, d.Dropped)})
-	}
-	for _, sk := range r.Skipped {
-		out = append(out, drift.Leak{Kind: sk.Kind, Key: sk.ID, Message: "not synced: " + sk.Reason})
-	}
-	return out
-}
-
-func segmentKey(s neutron.SegmentRef) string {
-	name := s.NetworkName
-	if name == "" {
-		name = s.NetworkID
-	}
-	return fmt.Sprintf("%s %s:%s:%d", name, s.NetworkType, s.PhysicalNetwork, s.SegmentationID)
 }
 
 // openRanges makes the site's Neutron segment ranges the job's target.

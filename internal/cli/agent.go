@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/spf13/cobra"
+
+	"github.com/ipsync/ipsync/internal/agent"
+	"github.com/ipsync/ipsync/internal/config"
+	"github.com/ipsync/ipsync/internal/events"
+	"github.com/ipsync/ipsync/internal/neutron"
+	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sitesync"
+)
+
+func newAgent(e *env) *cobra.Command {
+	var configPath, siteName, listen string
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "agent --config F --site S",
+		Short: "Run the per-site daemon: periodic and event-driven sync of the site's Neutron into Nautobot",
+		Long: `The agent reconciles the site's Neutron into Nautobot on start and then every
+agent.interval (default 10m, with jitter), and within about a second of Neutron's
+notifications (agent.rabbitmq). One agent per owner writes at a time (a lease held in
+Nautobot); a second one waits. It serves /metrics, /healthz, /readyz and a status page
+on agent.listen (default 127.0.0.1:9478). SIGTERM stops it cleanly.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("log-format") {
+				e.logger = mustJSONLogger(e)
+			}
+			cfg, err := loadConfig(configPath)
+			if err != nil {
+				return err
+			}
+			if listen != "" {
+				cfg.Agent.Listen = listen
+			}
+			site, err := cfg.Site(siteName)
+			if err != nil {
+				return err
+			}
+			return e.runAgent(cmd.Context(), cfg, site, dryRun)
+		},
+	}
+	cmd.Flags().StringVarP(&configPath, "config", "c", "", "config file (ipsync.yaml)")
+	cmd.Flags().StringVar(&siteName, "site", "", "the site this agent syncs")
+	cmd.Flags().StringVar(&listen, "listen", "", "HTTP address for metrics and status (default from config, 127.0.0.1:9478)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "plan and report drift, never write")
+	_ = cmd.MarkFlagRequired("config")
+	_ = cmd.MarkFlagRequired("site")
+	return cmd
+}
+
+func mustJSONLogger(e *env) *slog.Logger {
+	l, _ := newLogger(e.stderr, "info", "json")
+	return l
+}
+
+func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Site, dryRun bool) error {
+	log := e.logger.With("site", site.Name)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	owner := resource.NeutronOwner(site.Name)
+	j := &job{}
+	src, err := e.openSite(ctx, site)
+	if err != nil {
+		return err
+	}
+	if err := e.openNautobot(cfg, src.scope(), j); err != nil {
+		return err
+	}
+	if !dryRun {
+		if err := j.writeAllowed(); err != nil {
+			return err
+		}
+	}
+	lease, err := e.openLease(cfg, owner)
+	if err != nil {
+		return err
+	}
+	syncer := sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun}, src.reader, j.target)
+	a := agent.New(agent.Config{Site: site.Name, Target: cfg.Nautobot.URL, Interval: cfg.Agent.Interval, Jitter: cfg.Agent.Jitter},
+		syncer, lease, log, reg)
+
+	ln, err := net.Listen("tcp", cfg.Agent.Listen)
+	if err != nil {
+		return fmt.Errorf("agent listen: %w", err)
+	}
+	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("http server stopped", "err", err)
+		}
+	}()
+	log.Info("agent started", "listen", ln.Addr().String(), "target", cfg.Nautobot.URL, "dry_run", dryRun)
+
+	triggers := make(chan agent.Trigger, 16)
+	if cfg.Agent.RabbitMQ.URL != "" {
+		if err := e.startEvents(ctx, cfg, site, a, triggers); err != nil {
+			return err
+		}
+	} else {
+		a.SetCondition("rabbitmq", true, "not configured: periodic reconcile only")
+	}
+	runErr := a.Run(ctx, triggers)
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutdown)
+	log.Info("agent stopped")
+	return runErr
+}
+
+// startEvents consumes the site's Neutron notifications and turns bursts of
+// them into agent triggers.
+func (e *env) startEvents(ctx context.Context, cfg *config.Config, site *config.Site, a *agent.Agent, out chan<- agent.Trigger) error {
+	rc := cfg.Agent.RabbitMQ
+	u, err := withPassword(rc.URL, e.getenv("IPSYNC_RABBITMQ_PASSWORD"), rc.PasswordFile)
+	if err != nil {
+		return err
+	}
+	queue := rc.Queue
+	if queue == "" {
+		queue = "ipsync-" + site.Name
+	}
+	ec := events.Config{URL: u, Exchange: rc.Exchange, Topic: rc.Topic, Queue: queue}.WithDefaults()
+	if err := ec.Validate(); err != nil {
+		return fmt.Errorf("agent.rabbitmq: %w", err)
+	}
+	consumer := events.NewConsumer(ec, e.logger.With("site", site.Name, "component", "events"),
+		events.WithStateHook(func(connected bool, err error) {
+			switch {
+			case connected:
+				a.SetCondition("rabbitmq", true, "consuming "+ec.RedactedURL())
+			case err != nil:
+				a.SetCondition("rabbitmq", false, "unreachable, retrying: "+err.Error())
+			}
+		}))
+	evs := make(chan events.Event, 1024)
+	batches := make(chan events.Batch, 16)
+	go func() { _ = consumer.Run(ctx, evs) }()
+	go events.Coalesce(ctx, evs, cfg.Agent.Coalesce, time.Second, batches)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case b := <-batches:
+				t := agent.Trigger{NetworkIDs: b.NetworkIDs, SubnetIDs: b.SubnetIDs, PortIDs: b.PortIDs, SegmentIDs: b.SegmentIDs,
+					RangesChanged: b.RangeChanged, Full: b.Full, Events: b.Events, Oldest: b.Oldest}
+				select {
+				case out <- t:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return nil
+}
+
+// withPassword puts the RabbitMQ password, which never sits in the config,
+// into the URL.
+func withPassword(raw, fromEnv, file string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("agent.rabbitmq.url: %w", err)
+	}
+	pw := fromEnv
+	if pw == "" && file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("agent.rabbitmq.password_file: %w", err)
+		}
+		pw = strings.TrimSpace(string(b))
+	}
+	if pw != "" && u.User != nil {
+		u.User = url.UserPassword(u.User.Username(), pw)
+	}
+	return u.String(), nil
+}
+
+var _ sitesync.Source = (*neutron.Reader)(nil)

@@ -1,0 +1,281 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+)
+
+// These tests run ipsync end to end against a real Neutron (and RabbitMQ,
+// for the agent) and the Nautobot emulator. .ci/run starts the servers.
+
+func neutronURL(t *testing.T) string {
+	u := os.Getenv("IPSYNC_NEUTRON_URL")
+	if u == "" {
+		t.Skip("set IPSYNC_NEUTRON_URL (scripts/neutron-up.sh start) to run")
+	}
+	return strings.TrimSuffix(u, "/")
+}
+
+// neutronCall sends one request to the real Neutron.
+func neutronCall(t *testing.T, method, url string, in, out any) {
+	t.Helper()
+	var body bytes.Buffer
+	if in != nil {
+		if err := json.NewEncoder(&body).Encode(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req, err := http.NewRequest(method, url, &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(resp.Body)
+		t.Fatalf("%s %s: %d %s", method, url, resp.StatusCode, b.String())
+	}
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// routedNetwork creates a network with one VLAN segment on each of two leaf
+// pairs and a subnet and a port on each segment, and returns its id.
+func routedNetwork(t *testing.T, base, name string, vid12, vid13 int, net12, net13 string) string {
+	t.Helper()
+	var n struct {
+		Network struct {
+			ID string `json:"id"`
+		} `json:"network"`
+	}
+	neutronCall(t, "POST", base+"/v2.0/networks", map[string]any{"network": map[string]any{"name": name, "segments": []map[string]any{
+		{"provider:network_type": "vlan", "provider:physical_network": "a11-12-network", "provider:segmentation_id": vid12},
+		{"provider:network_type": "vlan", "provider:physical_network": "a11-13-network", "provider:segmentation_id": vid13},
+	}}}, &n)
+	id := n.Network.ID
+	t.Cleanup(func() { deleteNetwork(base, id) })
+	var segs struct {
+		Segments []struct {
+			ID              string `json:"id"`
+			PhysicalNetwork string `json:"physical_network"`
+		} `json:"segments"`
+	}
+	neutronCall(t, "GET", base+"/v2.0/segments?network_id="+id, nil, &segs)
+	if len(segs.Segments) != 2 {
+		t.Fatalf("routed network has %d segments, want 2", len(segs.Segments))
+	}
+	for _, s := range segs.Segments {
+		cidr := net12
+		if s.PhysicalNetwork == "a11-13-network" {
+			cidr = net13
+		}
+		var sub struct {
+			Subnet struct {
+				ID string `json:"id"`
+			} `json:"subnet"`
+		}
+		neutronCall(t, "POST", base+"/v2.0/subnets", map[string]any{"subnet": map[string]any{
+			"network_id": id, "segment_id": s.ID, "cidr": cidr, "ip_version": 4, "name": name + "-" + s.PhysicalNetwork}}, &sub)
+		neutronCall(t, "POST", base+"/v2.0/ports", map[string]any{"port": map[string]any{
+			"network_id": id, "name": name + "-port-" + s.PhysicalNetwork, "fixed_ips": []map[string]any{{"subnet_id": sub.Subnet.ID}}}}, nil)
+	}
+	return id
+}
+
+func deleteNetwork(base, id string) {
+	var ports struct {
+		Ports []struct {
+			ID string `json:"id"`
+		} `json:"ports"`
+	}
+	if resp, err := http.Get(base + "/v2.0/ports?network_id=" + id); err == nil {
+		_ = json.NewDecoder(resp.Body).Decode(&ports)
+		resp.Body.Close()
+	}
+	for _, p := range ports.Ports {
+		req, _ := http.NewRequest("DELETE", base+"/v2.0/ports/"+p.ID, nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}
+	req, _ := http.NewRequest("DELETE", base+"/v2.0/networks/"+id, nil)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+	}
+}
+
+// siteConfig writes a config with the examples as spec and site a11 on the
+// real Neutron, against the emulator.
+func siteConfig(t *testing.T, srv *nautobottest.Server, neutron, extra string) string {
+	t.Helper()
+	dir := t.TempDir()
+	token := filepath.Join(dir, "token")
+	if err := os.WriteFile(token, []byte(nautobottest.DefaultToken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf(`spec: {name: deploy, paths: [%q]}
+nautobot: {url: %q, token_file: %q}
+allowed_hosts: [127.0.0.1]
+sites:
+  - name: a11
+    namespace: a11
+    neutron: {auth: noauth, endpoint: %q}
+%s`, filepath.Join(repoRoot, "examples"), srv.URL(), token, neutron, extra)
+	path := filepath.Join(dir, "ipsync.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// vlansOf lists "group/vid" of the VLANs the emulator holds for owner.
+func vlansOf(srv *nautobottest.Server, owner string) []string {
+	var out []string
+	for _, v := range srv.Objects("ipam.vlan") {
+		cf, _ := v["custom_fields"].(map[string]any)
+		if cf["ipsync_owner"] != owner {
+			continue
+		}
+		out = append(out, fmt.Sprint(v["vid"]))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func seededEmulator(t *testing.T) *nautobottest.Server {
+	srv := nautobottest.NewServer()
+	t.Cleanup(srv.Close)
+	if err := srv.Seed(demoSeed); err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := run(t, nil, args...)
+	if code != 0 {
+		t.Fatalf("ipsync %s: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
+// TestSiteSyncAgainstRealNeutron: static spec first (VLAN groups,
+// namespace), then the site's dynamic objects, idempotence, and
+// owner-scoped deletes after a network is removed from Neutron.
+func TestSiteSyncAgainstRealNeutron(t *testing.T) {
+	base := neutronURL(t)
+	srv := seededEmulator(t)
+	cfg := siteConfig(t, srv, base, "")
+	mustRun(t, "bootstrap", "--config", cfg, "--commit")
+	mustRun(t, "apply", "--config", cfg, "--commit")
+	static := len(vlansOf(srv, "static:deploy"))
+
+	id := routedNetwork(t, base, fmt.Sprintf("e2e-%d", time.Now().UnixNano()%100000), 170, 171, "172.30.12.0/24", "172.30.13.0/24")
+	out := mustRun(t, "plan", "--config", cfg, "--site", "a11")
+	if !strings.Contains(out, "+ create vlan a11-12-network/170") || !strings.Contains(out, "+ create vlan a11-13-network/171") {
+		t.Fatalf("site plan lacks one VLAN per segment of the routed network:\n%s", out)
+	}
+	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
+	if got := vlansOf(srv, "neutron:a11"); !slices.Contains(got, "170") || !slices.Contains(got, "171") {
+		t.Fatalf("after apply, site VLANs = %v", got)
+	}
+	srv.ResetCounts()
+	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
+	for _, m := range []string{"POST", "PATCH", "DELETE"} {
+		if n := srv.Requests(m, "/api/"); n != 0 {
+			t.Errorf("second apply sent %d %s requests, want 0", n, m)
+		}
+	}
+
+	deleteNetwork(base, id)
+	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit", "--allow-mass-delete")
+	if got := vlansOf(srv, "neutron:a11"); slices.Contains(got, "170") || slices.Contains(got, "171") {
+		t.Errorf("after the network was deleted in Neutron, site VLANs = %v", got)
+	}
+	if got := len(vlansOf(srv, "static:deploy")); got != static {
+		t.Errorf("the site's deletes touched static VLANs: %d -> %d", static, got)
+	}
+}
+
+// TestAgentFollowsNotifications runs `ipsync agent` with a periodic interval
+// far beyond the test, so only Neutron's notifications through RabbitMQ can
+// make it reflect a new routed network, and then its deletion.
+func TestAgentFollowsNotifications(t *testing.T) {
+	base := neutronURL(t)
+	amqp := os.Getenv("IPSYNC_RABBITMQ_URL")
+	if amqp == "" || os.Getenv("IPSYNC_NEUTRON_NOTIFIES") == "" {
+		t.Skip("set IPSYNC_RABBITMQ_URL and IPSYNC_NEUTRON_NOTIFIES=1 (a Neutron started with NEUTRON_NOTIFY_URL) to run")
+	}
+	srv := seededEmulator(t)
+	queue := fmt.Sprintf("ipsync-e2e-%d", time.Now().UnixNano())
+	cfg := siteConfig(t, srv, base, fmt.Sprintf(`policy: {max_delete_min: 50}
+agent:
+  listen: 127.0.0.1:0
+  interval: 24h
+  coalesce: 100ms
+  rabbitmq: {url: %q, queue: %q}
+`, amqp, queue))
+	mustRun(t, "bootstrap", "--config", cfg, "--commit")
+	mustRun(t, "apply", "--config", cfg, "--commit")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	var logs bytes.Buffer
+	go func() {
+		done <- Main(ctx, []string{"agent", "--config", cfg, "--site", "a11"}, func(string) string { return "" }, &logs, &logs)
+	}()
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("agent did not %s; agent log:\n%s", what, logs.String())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	// The first full reconcile has run once the lease tag exists and the
+	// site's objects were read; give the consumer its queue binding first.
+	waitFor("start its first reconcile", func() bool { return srv.Requests("GET", "/api/ipam/vlans/") > 0 })
+	time.Sleep(2 * time.Second)
+
+	id := routedNetwork(t, base, fmt.Sprintf("agent-%d", time.Now().UnixNano()%100000), 180, 181, "172.31.12.0/24", "172.31.13.0/24")
+	waitFor("create the routed network's VLANs", func() bool {
+		got := vlansOf(srv, "neutron:a11")
+		return slices.Contains(got, "180") && slices.Contains(got, "181")
+	})
+	deleteNetwork(base, id)
+	waitFor("delete the network's VLANs", func() bool {
+		got := vlansOf(srv, "neutron:a11")
+		return !slices.Contains(got, "180") && !slices.Contains(got, "181")
+	})
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("agent exit %d after SIGTERM-like cancel; log:\n%s", code, logs.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("agent did not stop after cancel")
+	}
+}

@@ -1,0 +1,175 @@
+package nautobot
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Request bodies: related objects are written by id when the client
+// knows it (from a List or an earlier create in the same Apply), else by
+// natural key ({"name": ...}), which Nautobot resolves itself.
+
+func (c *Client) ownRef(k resource.Kind, name string) any {
+	if name == "" {
+		return nil
+	}
+	if id, ok := c.ownID(resource.Key{Kind: k, Name: name}); ok {
+		return id
+	}
+	if k == resource.KindVLAN {
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			if vid, err := strconv.Atoi(name[i+1:]); err == nil {
+				return map[string]any{"vlan_group": map[string]any{"name": name[:i]}, "vid": vid}
+			}
+		}
+	}
+	return map[string]any{"name": name}
+}
+
+func (c *Client) targetRef(k resource.Kind, name string) any {
+	if name == "" {
+		return nil
+	}
+	if id, ok := c.refID(k, name); ok {
+		return id
+	}
+	return map[string]any{"name": name}
+}
+
+// tags are the object's own tags plus the marker tag.
+func (c *Client) tags(own []string) []any {
+	out := []any{c.targetRef(refTag, c.cfg.Tag)}
+	for _, t := range own {
+		if t != c.cfg.Tag {
+			out = append(out, c.targetRef(refTag, t))
+		}
+	}
+	return out
+}
+
+func (c *Client) marker(o resource.Object) map[string]any {
+	return map[string]any{c.cfg.OwnerField: string(o.Meta().Owner)}
+}
+
+// putStatus sets status unless empty: Nautobot then answers that the
+// field is required, which names the problem better than a null.
+func (c *Client) putStatus(b map[string]any, status string) {
+	if status != "" {
+		b["status"] = c.targetRef(resource.RefStatus, status)
+	}
+}
+
+// body is the full writable representation of o, as for a create.
+func (c *Client) body(o resource.Object) (map[string]any, error) {
+	cf := c.marker(o)
+	b := map[string]any{"custom_fields": cf}
+	switch x := o.(type) {
+	case *resource.Namespace:
+		b["name"], b["description"] = x.Name, x.Description
+		b["location"] = c.targetRef(resource.RefLocation, x.Location)
+		b["tags"] = c.tags(nil)
+	case *resource.VLANGroup:
+		b["name"], b["description"] = x.Name, x.Description
+		b["location"] = c.targetRef(resource.RefLocation, x.Location)
+		b["range"] = fullRange
+		if len(x.Range) > 0 {
+			b["range"] = x.Range.String()
+		}
+		b["tags"] = c.tags(x.Tags)
+	case *resource.VLAN:
+		b["vlan_group"] = c.ownRef(resource.KindVLANGroup, x.Group)
+		b["vid"], b["name"], b["description"] = x.VID, x.Name, x.Description
+		c.putStatus(b, x.Status)
+		b["role"] = c.targetRef(resource.RefRole, x.Role)
+		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
+		b["tags"] = c.tags(x.Tags)
+	case *resource.Prefix:
+		b["prefix"] = x.Prefix.String()
+		b["namespace"] = c.ownRef(resource.KindNamespace, x.Namespace)
+		if x.Type != "" {
+			b["type"] = x.Type
+		}
+		c.putStatus(b, x.Status)
+		b["role"] = c.targetRef(resource.RefRole, x.Role)
+		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
+		b["vlan"] = c.ownRef(resource.KindVLAN, x.VLAN)
+		b["description"] = x.Description
+		if locs := resource.NormalizeSet(append([]string(nil), x.Locations...)); len(locs) > 0 {
+			b["location"] = c.targetRef(resource.RefLocation, locs[0])
+		}
+		cf[c.cfg.VNIField] = nil
+		if x.VNI != 0 {
+			cf[c.cfg.VNIField] = x.VNI
+		}
+		b["tags"] = c.tags(x.Tags)
+	case *resource.IPAddress:
+		b["address"] = x.Address.String()
+		b["namespace"] = c.ownRef(resource.KindNamespace, x.Namespace)
+		c.putStatus(b, x.Status)
+		b["role"] = c.targetRef(resource.RefRole, x.Role)
+		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
+		b["dns_name"], b["description"] = x.DNSName, x.Description
+		b["tags"] = c.tags(x.Tags)
+	case *resource.ASN:
+		if x.RIR != "" || x.Tenant != "" {
+			return nil, errors.New("the nautobot-bgp-models autonomous system has no rir or tenant field; leave them empty")
+		}
+		b["asn"], b["description"] = x.ASN, x.Description
+		c.putStatus(b, x.Status)
+		b["tags"] = c.tags(x.Tags)
+	default:
+		return nil, fmt.Errorf("nautobot holds no %s objects", o.Kind())
+	}
+	return b, nil
+}
+
+// wireFields are the body keys a changed resource field is written in.
+func wireFields(k resource.Kind, field string) ([]string, error) {
+	switch field {
+	case "vni", "tags":
+		return nil, nil // custom_fields and tags are always sent
+	case "locations":
+		return nil, nil // written through location assignments
+	case "mask_length":
+		return []string{"address"}, nil
+	case "rir":
+		return nil, errors.New("the nautobot-bgp-models autonomous system has no rir field")
+	case "tenant":
+		if k == resource.KindASN {
+			return nil, errors.New("the nautobot-bgp-models autonomous system has no tenant field")
+		}
+	}
+	return []string{field}, nil
+}
+
+// patchBody is an update's or adopt's body: the changed fields, plus the
+// marker (tags and owner) in every case.
+func (c *Client) patchBody(ch *plan.Change, id string) (map[string]any, error) {
+	full, err := c.body(ch.Desired)
+	if err != nil {
+		return nil, err
+	}
+	b := map[string]any{"id": id, "tags": full["tags"], "custom_fields": full["custom_fields"]}
+	for _, f := range ch.Fields {
+		keys, err := wireFields(ch.Key.Kind, f.Field)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			if v, ok := full[k]; ok {
+				b[k] = v
+			} else {
+				b[k] = nil
+			}
+		}
+	}
+	if ch.Key.Kind == resource.KindPrefix {
+		delete(b, "location")
+	}
+	return b, nil
+}

@@ -1,0 +1,162 @@
+package nautobot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Bootstrap creates what ipsync's marker needs in Nautobot, if missing:
+// the marker tag and the owner and VNI custom fields, for the content
+// types ipsync writes (autonomous systems only when the BGP plugin is
+// installed). Existing ones get missing content types added. It returns
+// what it created or extended, e.g. `tag "managed-by-ipsync"`; a second
+// run returns nothing.
+func (c *Client) Bootstrap(ctx context.Context) ([]string, error) {
+	return c.bootstrap(ctx, true)
+}
+
+// BootstrapPlan returns what Bootstrap would create or extend, writing
+// nothing.
+func (c *Client) BootstrapPlan(ctx context.Context) ([]string, error) {
+	return c.bootstrap(ctx, false)
+}
+
+// marker is one object the marker needs.
+type marker struct {
+	path, what, name string
+	lookup           url.Values
+	create           map[string]any
+	wantType         string // a custom field's type
+	cts              []string
+}
+
+func (c *Client) markers(ctx context.Context, t *tally) ([]marker, error) {
+	var cts []string
+	for _, k := range nautobotKinds() {
+		ep, _ := endpointOf(k)
+		if k == resource.KindASN {
+			ok, err := c.hasBGP(ctx, t)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		cts = append(cts, ep.ct)
+	}
+	return []marker{
+		{pathTags, "tag", c.cfg.Tag, url.Values{"name": {c.cfg.Tag}},
+			map[string]any{"name": c.cfg.Tag, "color": "00bcd4", "description": "Managed by ipsync; do not edit by hand."}, "", cts},
+		{pathCustomFields, "custom field", c.cfg.OwnerField, url.Values{"key": {c.cfg.OwnerField}},
+			map[string]any{"key": c.cfg.OwnerField, "label": "ipsync owner", "type": "text", "filter_logic": "exact",
+				"description": "The ipsync owner (static:<spec> or neutron:<site>) of this object."}, "text", cts},
+		{pathCustomFields, "custom field", c.cfg.VNIField, url.Values{"key": {c.cfg.VNIField}},
+			map[string]any{"key": c.cfg.VNIField, "label": "VNI", "type": "integer", "filter_logic": "exact",
+				"description": "VXLAN/Geneve segment id of the prefix's network."}, "integer", []string{"ipam.prefix"}},
+	}, nil
+}
+
+func (c *Client) bootstrap(ctx context.Context, commit bool) ([]string, error) {
+	t := &tally{}
+	ms, err := c.markers(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap: %w", err)
+	}
+	var done []string
+	for _, m := range ms {
+		what, err := c.ensure(ctx, t, m, commit)
+		if err != nil {
+			return done, fmt.Errorf("bootstrap %s %q: %w", m.what, m.name, err)
+		}
+		if what != "" {
+			done = append(done, what)
+		}
+	}
+	return done, nil
+}
+
+// ensure creates m if the lookup finds none, or adds content types it
+// lacks, and says which; with commit false it only says.
+func (c *Client) ensure(ctx context.Context, t *tally, m marker, commit bool) (string, error) {
+	type existing struct {
+		ID           string       `json:"id"`
+		Type         *choiceValue `json:"type"`
+		ContentTypes []string     `json:"content_types"`
+	}
+	got, err := sweep[existing](ctx, c, m.path, m.lookup, t)
+	if err != nil {
+		return "", err
+	}
+	if len(got) == 0 {
+		m.create["content_types"] = m.cts
+		what := fmt.Sprintf("%s %q", m.what, m.name)
+		if !commit {
+			return what, nil
+		}
+		return what, c.write(ctx, t, http.MethodPost, m.path, m.create)
+	}
+	e := got[0]
+	if m.wantType != "" && (e.Type == nil || e.Type.Value != m.wantType) {
+		return "", fmt.Errorf("exists with another type than %s; fix it in Nautobot", m.wantType)
+	}
+	union := slices.Clone(e.ContentTypes)
+	var added []string
+	for _, ct := range m.cts {
+		if !slices.Contains(union, ct) {
+			union = append(union, ct)
+			added = append(added, ct)
+		}
+	}
+	if len(added) == 0 {
+		return "", nil
+	}
+	what := fmt.Sprintf("content types %s of %s %q", strings.Join(added, ", "), m.what, m.name)
+	if !commit {
+		return what, nil
+	}
+	return what, c.write(ctx, t, http.MethodPatch, m.path+e.ID+"/", map[string]any{"content_types": union})
+}
+
+// write sends one small write that must succeed. Bootstrap's writes are
+// idempotent by the lookup before them, so retrying them is safe.
+func (c *Client) write(ctx context.Context, t *tally, method, path string, body map[string]any) error {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	r := request{method: method, path: path, tally: t,
+		body: func(context.Context, int, bool) ([]byte, bool, error) { return raw, false, nil }}
+	resp, err := c.do(ctx, r)
+	if err != nil {
+		return err
+	}
+	if resp.status >= 300 {
+		return apiError(r, resp)
+	}
+	return nil
+}
+
+// hasBGP reports whether the nautobot-bgp-models plugin is installed.
+func (c *Client) hasBGP(ctx context.Context, t *tally) (bool, error) {
+	ep, _ := endpointOf(resource.KindASN)
+	r := request{method: http.MethodGet, path: ep.path, query: url.Values{"limit": {"1"}}, tally: t}
+	resp, err := c.do(ctx, r)
+	if err != nil {
+		return false, err
+	}
+	switch resp.status {
+	case http.StatusOK:
+		return true, nil
+	case http.StatusNotFound:
+		return false, nil
+	}
+	return false, apiError(r, resp)
+}

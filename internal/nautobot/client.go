@@ -1,0 +1,113 @@
+package nautobot
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Clock is the time a client waits on between retries; tests inject one
+// that does not sleep.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits for d or until ctx is done.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Option changes how a client is built.
+type Option func(*Client)
+
+// WithHTTPClient makes the client send requests with h (its transport and
+// TLS settings are used as given).
+func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
+
+// WithClock sets the clock retries wait on.
+func WithClock(clk Clock) Option { return func(c *Client) { c.clock = clk } }
+
+// Client talks to one Nautobot. It is safe for concurrent use.
+type Client struct {
+	cfg    Config
+	base   *url.URL
+	http   *http.Client
+	clock  Clock
+	log    *slog.Logger
+	jitter func() float64
+
+	mu    sync.Mutex
+	known knownIDs // ids learnt by List and Apply, for writing references
+	// m2m says whether prefix reads need exclude_m2m=false, once known.
+	m2mKnown, m2m bool
+}
+
+// knownIDs maps names to ids: target-owned kinds by name, and ipsync's
+// namespaces, VLAN groups and VLANs by natural key.
+type knownIDs struct {
+	refs map[resource.Kind]map[string]string
+	own  map[resource.Key]string
+}
+
+// New checks cfg, fills its defaults, and returns a client.
+func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("nautobot config: %w", err)
+	}
+	base, _ := url.Parse(strings.TrimRight(cfg.URL, "/"))
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{cfg: cfg, base: base, clock: realClock{}, log: logger.With("component", "nautobot", "host", base.Host),
+		jitter: rand.Float64, known: knownIDs{own: map[resource.Key]string{}}}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.http == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify}
+		tr.MaxIdleConnsPerHost = cfg.Concurrency + 1
+		c.http = &http.Client{Transport: tr}
+	}
+	if cfg.InsecureSkipVerify {
+		c.log.Warn("TLS certificate verification is off")
+	}
+	return c, nil
+}
+
+// tally counts the requests one operation sends.
+type tally struct{ reads, writes atomic.Int64 }
+
+func (t *tally) count(method string) {
+	if t == nil {
+		return
+	}
+	if method == http.MethodGet {
+		t.reads.Add(1)
+	} else {
+		t.writes.Add(1)
+	}
+}

@@ -1,0 +1,127 @@
+package nautobot
+
+import (
+	"context"
+	"log/slog"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// fakeClock records the waits it is asked for and returns at once.
+type fakeClock struct {
+	mu    sync.Mutex
+	now   time.Time
+	slept []time.Duration
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.slept = append(c.slept, d)
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
+func (c *fakeClock) waits() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.slept...)
+}
+
+const owner = resource.Owner("static:deploy")
+
+type env struct {
+	srv   *nautobottest.Server
+	c     *Client
+	clock *fakeClock
+}
+
+// newEnv starts a seeded emulator and a client for it; edit adjusts the
+// client config. The marker is bootstrapped unless noBootstrap.
+func newEnv(t *testing.T, edit func(*Config), noBootstrap bool, opts ...nautobottest.Option) *env {
+	t.Helper()
+	srv := nautobottest.NewServer(opts...)
+	t.Cleanup(srv.Close)
+	if err := srv.Seed(nautobottest.SeedData{Locations: []string{"a11", "a12"}, Roles: []string{"tenant-net"},
+		Tenants: []string{"acme"}, Tags: []string{"blue", "red"}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{URL: srv.URL(), Token: nautobottest.DefaultToken}
+	if edit != nil {
+		edit(&cfg)
+	}
+	clock := &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	c, err := New(cfg, slog.New(slog.DiscardHandler), WithHTTPClient(srv.Client()), WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !noBootstrap {
+		if _, err := c.Bootstrap(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.ResetCounts()
+	return &env{srv: srv, c: c, clock: clock}
+}
+
+func creates(objs ...resource.Object) []plan.Change {
+	out := make([]plan.Change, len(objs))
+	for i, o := range objs {
+		e, _ := resource.New(o.Kind())
+		out[i] = plan.Change{Action: plan.Create, Key: o.Key(), Desired: o, Fields: o.Diff(e)}
+	}
+	return out
+}
+
+func update(desired, current resource.Object, a plan.Action) plan.Change {
+	return plan.Change{Action: a, Key: desired.Key(), Desired: desired, Current: current, Fields: desired.Diff(current)}
+}
+
+func remove(current resource.Object) plan.Change {
+	return plan.Change{Action: plan.Delete, Key: current.Key(), Current: current}
+}
+
+func pfx(s string) netip.Prefix { return netip.MustParsePrefix(s) }
+
+func meta() resource.Meta { return resource.Meta{Owner: owner} }
+
+// byKey indexes objects by natural key.
+func byKey(objs []resource.Object) map[resource.Key]resource.Object {
+	m := make(map[resource.Key]resource.Object, len(objs))
+	for _, o := range objs {
+		m[o.Key()] = o
+	}
+	return m
+}
+
+// sameAs fails unless current holds every desired object, equal field by
+// field and carrying the owner marker.
+func sameAs(t *testing.T, desired, current []resource.Object) {
+	t.Helper()
+	cur := byKey(current)
+	for _, d := range desired {
+		c, ok := cur[d.Key()]
+		if !ok {
+			t.Errorf("%s: not read back", d.Key())
+			continue
+		}
+		if diff := d.Diff(c); diff != nil {
+			t.Errorf("%s: read back with differences %v", d.Key(), diff)
+		}
+		if c.Meta().Owner != d.Meta().Owner || c.Meta().ID == "" || c.Meta().Version == "" {
+			t.Errorf("%s: meta %+v, want owner %q with id and version", d.Key(), c.Meta(), d.Meta().Owner)
+		}
+	}
+}

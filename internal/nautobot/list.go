@@ -1,0 +1,287 @@
+package nautobot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Scope is the part of Nautobot one owner reads. Empty fields mean
+// everything: all Nautobot kinds, every namespace, group and location.
+// Namespaces narrow namespaces, prefixes and IP addresses; VLANGroups
+// narrow VLAN groups and VLANs; Locations narrow namespaces, VLAN groups
+// and prefixes.
+//
+// Objects marked as Owner's (tag and owner field) are read wherever they
+// are, so that an owner always sees, and can delete, everything it made,
+// even where the narrowing no longer reaches.
+type Scope struct {
+	Kinds      []resource.Kind
+	Namespaces []string
+	VLANGroups []string
+	Locations  []string
+	Owner      resource.Owner
+}
+
+func (s Scope) kinds() ([]resource.Kind, error) {
+	if len(s.Kinds) == 0 {
+		return nautobotKinds(), nil
+	}
+	for _, k := range s.Kinds {
+		if _, ok := endpointOf(k); !ok {
+			return nil, fmt.Errorf("nautobot holds no %s objects", k)
+		}
+	}
+	return s.Kinds, nil
+}
+
+// List reads every object in scope. It fails rather than return part of
+// what Nautobot holds.
+func (c *Client) List(ctx context.Context, scope Scope) ([]resource.Object, error) {
+	kinds, err := scope.kinds()
+	if err != nil {
+		return nil, err
+	}
+	t := &tally{}
+	l, err := c.fetchLookups(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("read nautobot: %w", err)
+	}
+	r := &reading{c: c, t: t, scope: scope, want: kinds, m: &mapper{l: l, ownerField: c.cfg.OwnerField, vniField: c.cfg.VNIField}}
+	for id, tag := range l.refs[refTag] {
+		if tag.Name == c.cfg.Tag {
+			r.m.managedTag = id
+		}
+	}
+	if err := r.read(ctx); err != nil {
+		return nil, fmt.Errorf("read nautobot: %w", err)
+	}
+	objs, err := r.objects()
+	if err != nil {
+		return nil, fmt.Errorf("read nautobot: %w", err)
+	}
+	c.log.Debug("listed", "objects", len(objs), "requests", t.reads.Load())
+	return objs, nil
+}
+
+// reading is one List in progress.
+type reading struct {
+	c     *Client
+	t     *tally
+	scope Scope
+	want  []resource.Kind
+	m     *mapper
+
+	nss      []wireNamespace
+	groups   []wireVLANGroup
+	vlans    []wireVLAN
+	prefixes []wirePrefix
+	ips      []wireIP
+	asns     []wireASN
+}
+
+func (r *reading) wants(k resource.Kind) bool { return slices.Contains(r.want, k) }
+
+// read sweeps the kinds in scope. Namespaces and VLAN groups are always
+// read whole: they are few, and other objects are named by them.
+func (r *reading) read(ctx context.Context) error {
+	if err := parallel(ctx, r.c.cfg.Concurrency, []func(context.Context) error{
+		func(ctx context.Context) error {
+			var err error
+			r.nss, err = sweep[wireNamespace](ctx, r.c, "/api/ipam/namespaces/", nil, r.t)
+			return err
+		},
+		func(ctx context.Context) error {
+			var err error
+			r.groups, err = sweep[wireVLANGroup](ctx, r.c, "/api/ipam/vlan-groups/", nil, r.t)
+			return err
+		},
+	}); err != nil {
+		return err
+	}
+	r.m.namespaces, r.m.groups = map[string]string{}, map[string]string{}
+	nsIDs, groupIDs := []string{}, []string{}
+	for _, n := range r.nss {
+		r.m.namespaces[n.ID] = n.Name
+		r.c.learn(resource.Key{Kind: resource.KindNamespace, Name: n.Name}, n.ID)
+		if slices.Contains(r.scope.Namespaces, n.Name) {
+			nsIDs = append(nsIDs, n.ID)
+		}
+	}
+	for _, g := range r.groups {
+		r.m.groups[g.ID] = g.Name
+		r.c.learn(resource.Key{Kind: resource.KindVLANGroup, Name: g.Name}, g.ID)
+		if slices.Contains(r.scope.VLANGroups, g.Name) {
+			groupIDs = append(groupIDs, g.ID)
+		}
+	}
+	var locIDs []string
+	for id, l := range r.m.l.refs[resource.RefLocation] {
+		if slices.Contains(r.scope.Locations, l.Name) {
+			locIDs = append(locIDs, id)
+		}
+	}
+
+	// A scope name that resolves to nothing matches nothing: filtering by
+	// an unknown name would be a 400 under strict filtering.
+	var tasks []func(context.Context) error
+	if r.wants(resource.KindVLAN) {
+		q := url.Values{}
+		if len(r.scope.VLANGroups) > 0 {
+			q["vlan_group"] = groupIDs
+		}
+		tasks = append(tasks, func(ctx context.Context) error {
+			got, err := sweepScoped(ctx, r, "/api/ipam/vlans/", q, len(r.scope.VLANGroups) > 0, sweep[wireVLAN])
+			r.vlans = got
+			return err
+		})
+	}
+	if r.wants(resource.KindPrefix) {
+		q := url.Values{}
+		if len(r.scope.Namespaces) > 0 {
+			q["namespace"] = nsIDs
+		}
+		if len(r.scope.Locations) > 0 {
+			q["locations"] = locIDs
+		}
+		narrowed := len(r.scope.Namespaces) > 0 || len(r.scope.Locations) > 0
+		tasks = append(tasks, func(ctx context.Context) error {
+			got, err := sweepScoped(ctx, r, "/api/ipam/prefixes/", q, narrowed, r.sweepPrefixes)
+			r.prefixes = got
+			return err
+		})
+	}
+	if r.wants(resource.KindIPAddress) {
+		q := url.Values{}
+		if len(r.scope.Namespaces) > 0 {
+			q["namespace"] = nsIDs
+		}
+		tasks = append(tasks, func(ctx context.Context) error {
+			got, err := sweepScoped(ctx, r, "/api/ipam/ip-addresses/", q, len(r.scope.Namespaces) > 0, sweep[wireIP])
+			r.ips = got
+			return err
+		})
+	}
+	if r.wants(resource.KindASN) {
+		tasks = append(tasks, func(ctx context.Context) error {
+			got, err := sweep[wireASN](ctx, r.c, "/api/plugins/bgp/autonomous-systems/", nil, r.t)
+			if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.Status == http.StatusNotFound {
+				r.c.log.Warn("the nautobot-bgp-models plugin is not installed; reading no ASNs")
+				return nil
+			}
+			r.asns = got
+			return err
+		})
+	}
+	if err := parallel(ctx, r.c.cfg.Concurrency, tasks); err != nil {
+		return err
+	}
+	return r.resolve(ctx)
+}
+
+// resolve fetches the VLANs that prefixes refer to and the prefixes that
+// parent IP addresses when the sweeps in scope did not include them.
+func (r *reading) resolve(ctx context.Context) error {
+	r.m.vlans = map[string]string{}
+	addVLANs := func(vs []wireVLAN) {
+		for _, v := range vs {
+			key := resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
+			r.m.vlans[v.ID] = key
+			r.c.learn(resource.Key{Kind: resource.KindVLAN, Name: key}, v.ID)
+		}
+	}
+	addVLANs(r.vlans)
+	r.m.prefixNS = make(map[string]string, len(r.prefixes))
+	for _, p := range r.prefixes {
+		r.m.prefixNS[p.ID] = refID(p.Namespace)
+	}
+	var missingVLANs, missingPrefixes []string
+	for _, p := range r.prefixes {
+		if id := refID(p.VLAN); id != "" && r.m.vlans[id] == "" && !slices.Contains(missingVLANs, id) {
+			missingVLANs = append(missingVLANs, id)
+		}
+	}
+	seen := map[string]bool{}
+	for _, ip := range r.ips {
+		if id := refID(ip.Parent); id != "" && !seen[id] {
+			seen[id] = true
+			if _, ok := r.m.prefixNS[id]; !ok {
+				missingPrefixes = append(missingPrefixes, id)
+			}
+		}
+	}
+	if len(missingVLANs) > 0 {
+		vs, err := byIDs[wireVLAN](ctx, r.c, "/api/ipam/vlans/", missingVLANs, r.t)
+		if err != nil {
+			return fmt.Errorf("vlans of prefixes: %w", err)
+		}
+		addVLANs(vs)
+	}
+	if len(missingPrefixes) > 0 {
+		ps, err := byIDs[wirePrefix](ctx, r.c, "/api/ipam/prefixes/", missingPrefixes, r.t)
+		if err != nil {
+			return fmt.Errorf("parents of ip addresses: %w", err)
+		}
+		for _, p := range ps {
+			r.m.prefixNS[p.ID] = refID(p.Namespace)
+		}
+	}
+	return nil
+}
+
+func (r *reading) owned(o resource.Object) bool {
+	return r.scope.Owner != "" && o.Meta().Owner == r.scope.Owner
+}
+
+// objects maps what was read, keeping only what the scope asks for.
+func (r *reading) objects() ([]resource.Object, error) {
+	inLocations := func(l *ref) bool {
+		return len(r.scope.Locations) == 0 || slices.Contains(r.scope.Locations, r.m.ref(resource.RefLocation, l))
+	}
+	out := make([]resource.Object, 0, len(r.nss)+len(r.groups)+len(r.vlans)+len(r.prefixes)+len(r.ips)+len(r.asns))
+	if r.wants(resource.KindNamespace) {
+		for _, n := range r.nss {
+			o := r.m.namespace(n)
+			if (len(r.scope.Namespaces) == 0 || slices.Contains(r.scope.Namespaces, n.Name)) && inLocations(n.Location) || r.owned(o) {
+				out = append(out, o)
+			}
+		}
+	}
+	if r.wants(resource.KindVLANGroup) {
+		for _, w := range r.groups {
+			g, err := r.m.vlanGroup(w)
+			if err != nil {
+				return nil, err
+			}
+			if (len(r.scope.VLANGroups) == 0 || slices.Contains(r.scope.VLANGroups, w.Name)) && inLocations(w.Location) || r.owned(g) {
+				out = append(out, g)
+			}
+		}
+	}
+	for _, w := range r.vlans {
+		out = append(out, r.m.vlan(w))
+	}
+	for _, w := range r.prefixes {
+		p, err := r.m.prefix(w)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	for _, w := range r.ips {
+		ip, err := r.m.ip(w)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ip)
+	}
+	for _, w := range r.asns {
+		out = append(out, r.m.asn(w))
+	}
+	return out, nil
+}

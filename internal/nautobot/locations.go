@@ -1,0 +1,107 @@
+package nautobot
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// syncLocations gives written prefixes their locations beyond the first.
+// Since API 2.2 a prefix has several locations, read-only in its own
+// representation; the one a create writes goes in the write-only
+// "location" field, and every other one is a prefix location
+// assignment.
+func (a *applier) syncLocations(ctx context.Context, method string, done []item) error {
+	assign := endpoint{path: pathAssignments, ct: "ipam.prefixlocationassignment"}
+	var posts, dels []item
+	if method == http.MethodPost {
+		for _, it := range done {
+			for _, l := range it.locations {
+				posts = append(posts, a.assignment(it, l))
+			}
+		}
+	} else {
+		changed := map[string]item{}
+		var ids []string
+		for _, it := range done {
+			if slices.ContainsFunc(it.ch.Fields, func(f resource.FieldDiff) bool { return f.Field == "locations" }) {
+				changed[it.id] = it
+				ids = append(ids, it.id)
+			}
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		current, err := a.assignments(ctx, ids)
+		if err != nil {
+			return err
+		}
+		have := map[string][]string{} // prefix id -> location names
+		for _, as := range current {
+			it := changed[refID(as.Prefix)]
+			name := a.c.locationName(refID(as.Location))
+			want := it.ch.Desired.(*resource.Prefix).Locations
+			if slices.Contains(want, name) {
+				have[it.id] = append(have[it.id], name)
+				continue
+			}
+			dels = append(dels, item{ch: it.ch, id: as.ID, body: map[string]any{"id": as.ID}, aux: true})
+		}
+		for _, id := range ids {
+			it := changed[id]
+			for _, l := range resource.NormalizeSet(append([]string(nil), it.ch.Desired.(*resource.Prefix).Locations...)) {
+				if !slices.Contains(have[id], l) {
+					posts = append(posts, a.assignment(it, l))
+				}
+			}
+		}
+	}
+	for _, w := range []struct {
+		method string
+		items  []item
+	}{{http.MethodDelete, dels}, {http.MethodPost, posts}} {
+		for lo := 0; lo < len(w.items); lo += a.c.cfg.BatchSize {
+			if _, err := a.send(ctx, assign, w.method, w.items[lo:min(lo+a.c.cfg.BatchSize, len(w.items))]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (a *applier) assignment(prefix item, location string) item {
+	id := uuid.NewString()
+	return item{ch: prefix.ch, id: id, aux: true, body: map[string]any{
+		"id": id, "prefix": prefix.id, "location": a.c.targetRef(resource.RefLocation, location)}}
+}
+
+// assignments reads the location assignments of the prefixes.
+func (a *applier) assignments(ctx context.Context, prefixIDs []string) ([]wireAssignment, error) {
+	const chunk = 100
+	var out []wireAssignment
+	for lo := 0; lo < len(prefixIDs); lo += chunk {
+		got, err := sweep[wireAssignment](ctx, a.c, pathAssignments, url.Values{"prefix": prefixIDs[lo:min(lo+chunk, len(prefixIDs))]}, a.t)
+		if err != nil {
+			return nil, fmt.Errorf("apply: read prefix location assignments: %w", err)
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+func (c *Client) locationName(id string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, lid := range c.known.refs[resource.RefLocation] {
+		if lid == id {
+			return name
+		}
+	}
+	return ""
+}

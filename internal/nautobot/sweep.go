@@ -1,0 +1,88 @@
+package nautobot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// page is one answer of a list endpoint.
+type page[T any] struct {
+	Count   int     `json:"count"`
+	Next    *string `json:"next"`
+	Results []T     `json:"results"`
+}
+
+// sweep reads every object a list query matches, page by page. It fails
+// unless the pages add up to the count Nautobot gave, so a read cut short
+// (a lost page, an early end, objects written meanwhile) is an error and
+// never a short list.
+func sweep[T any](ctx context.Context, c *Client, path string, query url.Values, t *tally) ([]T, error) {
+	q := url.Values{}
+	for k, v := range query {
+		q[k] = v
+	}
+	q.Set("limit", strconv.Itoa(c.cfg.PageSize))
+	q.Set("depth", "0")
+	q.Del("offset")
+	var out []T
+	count, offset := -1, 0
+	for {
+		var p page[T]
+		r := request{method: http.MethodGet, path: path, query: q, tally: t,
+			decode: func(b []byte) error { p = page[T]{}; return json.Unmarshal(b, &p) }}
+		resp, err := c.do(ctx, r)
+		if err != nil {
+			return nil, fmt.Errorf("list %s: %w", path, err)
+		}
+		if resp.status != http.StatusOK {
+			return nil, fmt.Errorf("list %s: %w", path, apiError(r, resp))
+		}
+		if count < 0 {
+			count = p.Count
+			out = make([]T, 0, count)
+		} else if p.Count != count {
+			return nil, fmt.Errorf("list %s: count changed from %d to %d during the read; objects were written meanwhile, read again", path, count, p.Count)
+		}
+		out = append(out, p.Results...)
+		if p.Next == nil || *p.Next == "" || len(p.Results) == 0 {
+			break
+		}
+		// Follow next by its offset on our own base URL: behind a proxy
+		// Nautobot may build next links with the wrong scheme or host,
+		// and the token must not go anywhere else.
+		next, err := url.Parse(*p.Next)
+		if err != nil {
+			return nil, fmt.Errorf("list %s: bad next link %q: %w", path, *p.Next, err)
+		}
+		o, err := strconv.Atoi(next.Query().Get("offset"))
+		if err != nil || o <= offset {
+			return nil, fmt.Errorf("list %s: next link %q does not advance past offset %d", path, *p.Next, offset)
+		}
+		offset = o
+		q.Set("offset", strconv.Itoa(offset))
+	}
+	if len(out) != count {
+		return nil, fmt.Errorf("list %s: short read: got %d of %d objects", path, len(out), count)
+	}
+	return out, nil
+}
+
+// byIDs fetches the objects with the given ids, in chunks that keep URLs
+// short enough for the proxies in front of Nautobot.
+func byIDs[T any](ctx context.Context, c *Client, path string, ids []string, t *tally) ([]T, error) {
+	const chunk = 100
+	var out []T
+	for lo := 0; lo < len(ids); lo += chunk {
+		q := url.Values{"id": ids[lo:min(lo+chunk, len(ids))]}
+		got, err := sweep[T](ctx, c, path, q, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}

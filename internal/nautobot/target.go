@@ -1,0 +1,32 @@
+package nautobot
+
+import (
+	"context"
+
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Target is a client narrowed to one owner's scope, in the shape the
+// reconcile flow drives targets with.
+type Target struct {
+	c     *Client
+	scope Scope
+}
+
+// Target returns the client as a target reading scope.
+func (c *Client) Target(scope Scope) *Target { return &Target{c: c, scope: scope} }
+
+// List reads the objects in scope.
+func (t *Target) List(ctx context.Context) ([]resource.Object, error) { return t.c.List(ctx, t.scope) }
+
+// Apply writes changes and returns how many objects were written.
+func (t *Target) Apply(ctx context.Context, changes []plan.Change) (int, error) {
+	r, err := t.c.Apply(ctx, changes)
+	return r.Written, err
+}
+
+// Names returns the names of the target-owned objects.
+func (t *Target) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
+	return t.c.Names(ctx)
+}

@@ -1,0 +1,160 @@
+package nautobot
+
+import (
+	"encoding/json"
+
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Wire types: the parts of Nautobot's depth-0 representations ipsync
+// reads. They never leave this package.
+
+// ref is a related object at depth 0; only its id is used.
+type ref struct {
+	ID string `json:"id"`
+}
+
+func refID(r *ref) string {
+	if r == nil {
+		return ""
+	}
+	return r.ID
+}
+
+type base struct {
+	ID           string                     `json:"id"`
+	LastUpdated  string                     `json:"last_updated"`
+	Tags         []ref                      `json:"tags"`
+	CustomFields map[string]json.RawMessage `json:"custom_fields"`
+}
+
+// named is a location, status, role, tenant or tag.
+type named struct {
+	ID           string   `json:"id"`
+	Name         string   `json:"name"`
+	ContentTypes []string `json:"content_types"`
+}
+
+type wireNamespace struct {
+	base
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Location    *ref   `json:"location"`
+}
+
+type wireVLANGroup struct {
+	base
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Location    *ref   `json:"location"`
+	Range       string `json:"range"`
+}
+
+type wireVLAN struct {
+	base
+	VID         uint16 `json:"vid"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Group       *ref   `json:"vlan_group"`
+	Status      *ref   `json:"status"`
+	Role        *ref   `json:"role"`
+	Tenant      *ref   `json:"tenant"`
+}
+
+type choiceValue struct {
+	Value string `json:"value"`
+}
+
+type wirePrefix struct {
+	base
+	Prefix      string       `json:"prefix"`
+	Type        *choiceValue `json:"type"`
+	Status      *ref         `json:"status"`
+	Role        *ref         `json:"role"`
+	Namespace   *ref         `json:"namespace"`
+	Tenant      *ref         `json:"tenant"`
+	VLAN        *ref         `json:"vlan"`
+	Description string       `json:"description"`
+	// Locations is nil when the server left many-to-many fields out.
+	Locations *[]ref `json:"locations"`
+}
+
+type wireIP struct {
+	base
+	Address     string `json:"address"`
+	Status      *ref   `json:"status"`
+	Role        *ref   `json:"role"`
+	Parent      *ref   `json:"parent"`
+	Tenant      *ref   `json:"tenant"`
+	DNSName     string `json:"dns_name"`
+	Description string `json:"description"`
+}
+
+type wireASN struct {
+	base
+	ASN         uint32 `json:"asn"`
+	Status      *ref   `json:"status"`
+	Description string `json:"description"`
+}
+
+// wireAssignment is a prefix location assignment.
+type wireAssignment struct {
+	ID       string `json:"id"`
+	Prefix   *ref   `json:"prefix"`
+	Location *ref   `json:"location"`
+}
+
+// wireCustomField is a custom field definition.
+type wireCustomField struct {
+	ID           string       `json:"id"`
+	Key          string       `json:"key"`
+	Type         *choiceValue `json:"type"`
+	ContentTypes []string     `json:"content_types"`
+}
+
+// written is what a write's answer is checked for.
+type written struct {
+	ID           string                     `json:"id"`
+	CustomFields map[string]json.RawMessage `json:"custom_fields"`
+}
+
+// endpoint is where the objects of one kind live.
+type endpoint struct {
+	path string // e.g. "/api/ipam/prefixes/"
+	ct   string // content type, e.g. "ipam.prefix"
+}
+
+func endpointOf(k resource.Kind) (endpoint, bool) {
+	switch k {
+	case resource.KindNamespace:
+		return endpoint{"/api/ipam/namespaces/", "ipam.namespace"}, true
+	case resource.KindVLANGroup:
+		return endpoint{"/api/ipam/vlan-groups/", "ipam.vlangroup"}, true
+	case resource.KindVLAN:
+		return endpoint{"/api/ipam/vlans/", "ipam.vlan"}, true
+	case resource.KindPrefix:
+		return endpoint{"/api/ipam/prefixes/", "ipam.prefix"}, true
+	case resource.KindIPAddress:
+		return endpoint{"/api/ipam/ip-addresses/", "ipam.ipaddress"}, true
+	case resource.KindASN:
+		return endpoint{"/api/plugins/bgp/autonomous-systems/", "nautobot_bgp_models.autonomoussystem"}, true
+	}
+	return endpoint{}, false
+}
+
+// Paths of the kinds Nautobot owns and of other endpoints ipsync uses.
+const (
+	pathLocations    = "/api/dcim/locations/"
+	pathStatuses     = "/api/extras/statuses/"
+	pathRoles        = "/api/extras/roles/"
+	pathTenants      = "/api/tenancy/tenants/"
+	pathTags         = "/api/extras/tags/"
+	pathCustomFields = "/api/extras/custom-fields/"
+	pathAssignments  = "/api/ipam/prefix-location-assignments/"
+)
+
+// nautobotKinds are the kinds Nautobot holds, in dependency order.
+func nautobotKinds() []resource.Kind {
+	return []resource.Kind{resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN,
+		resource.KindPrefix, resource.KindIPAddress, resource.KindASN}
+}
