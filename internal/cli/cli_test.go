@@ -15,7 +15,7 @@ var repoRoot, _ = filepath.Abs("../..")
 
 // run runs ipsync in-process from the repository root, so paths in tests
 // read like the README's commands.
-func run(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+func run(t testing.TB, env map[string]string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	if wd, _ := os.Getwd(); wd != repoRoot {
 		t.Chdir(repoRoot)

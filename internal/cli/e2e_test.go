@@ -19,7 +19,7 @@ import (
 // These tests run ipsync end to end against a real Neutron (and RabbitMQ,
 // for the agent) and the Nautobot emulator. .ci/run starts the servers.
 
-func neutronURL(t *testing.T) string {
+func neutronURL(t testing.TB) string {
 	u := os.Getenv("IPSYNC_NEUTRON_URL")
 	if u == "" {
 		t.Skip("set IPSYNC_NEUTRON_URL (scripts/neutron-up.sh start) to run")
@@ -28,7 +28,7 @@ func neutronURL(t *testing.T) string {
 }
 
 // neutronCall sends one request to the real Neutron.
-func neutronCall(t *testing.T, method, url string, in, out any) {
+func neutronCall(t testing.TB, method, url string, in, out any) {
 	t.Helper()
 	var body bytes.Buffer
 	if in != nil {
@@ -60,7 +60,7 @@ func neutronCall(t *testing.T, method, url string, in, out any) {
 
 // routedNetwork creates a network with one VLAN segment on each of two leaf
 // pairs and a subnet and a port on each segment, and returns its id.
-func routedNetwork(t *testing.T, base, name string, vid12, vid13 int, net12, net13 string) string {
+func routedNetwork(t testing.TB, base, name string, vid12, vid13 int, net12, net13 string) string {
 	t.Helper()
 	var n struct {
 		Network struct {
@@ -125,7 +125,7 @@ func deleteNetwork(base, id string) {
 
 // siteConfig writes a config with the examples as spec and site a11 on the
 // real Neutron, against the emulator.
-func siteConfig(t *testing.T, srv *nautobottest.Server, neutron, extra string) string {
+func siteConfig(t testing.TB, srv *nautobottest.Server, neutron, extra string) string {
 	t.Helper()
 	dir := t.TempDir()
 	token := filepath.Join(dir, "token")
@@ -161,7 +161,7 @@ func vlansOf(srv *nautobottest.Server, owner string) []string {
 	return out
 }
 
-func seededEmulator(t *testing.T) *nautobottest.Server {
+func seededEmulator(t testing.TB) *nautobottest.Server {
 	srv := nautobottest.NewServer()
 	t.Cleanup(srv.Close)
 	if err := srv.Seed(demoSeed); err != nil {
@@ -170,7 +170,7 @@ func seededEmulator(t *testing.T) *nautobottest.Server {
 	return srv
 }
 
-func mustRun(t *testing.T, args ...string) string {
+func mustRun(t testing.TB, args ...string) string {
 	t.Helper()
 	code, out, errOut := run(t, nil, args...)
 	if code != 0 {

@@ -48,7 +48,7 @@ func (o *VLANGroup) Diff(cur Object) []FieldDiff {
 	c := cur.(*VLANGroup)
 	var d differ
 	d.str("location", c.Location, o.Location)
-	d.str("range", c.Range.String(), o.Range.String())
+	d.str("range", c.Range.orAll(), o.Range.orAll())
 	d.str("description", c.Description, o.Description)
 	d.set("tags", c.Tags, o.Tags)
 	return d

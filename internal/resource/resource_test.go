@@ -127,3 +127,12 @@ func TestRankMatchesKinds(t *testing.T) {
 		t.Errorf("unknown kind has a rank")
 	}
 }
+
+func TestEmptyRangeIsWholeRange(t *testing.T) {
+	all, _ := ParseVIDRanges("1-4094")
+	a := &VLANGroup{Name: "g", Range: all}
+	b := &VLANGroup{Name: "g"}
+	if d := a.Diff(b); d != nil {
+		t.Errorf("Diff(1-4094, none) = %v, want none", d)
+	}
+}

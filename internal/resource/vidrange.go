@@ -90,3 +90,12 @@ func (r VIDRanges) String() string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// orAll renders r with no ranges as the whole 1-4094, which is what a VLAN
+// group without a range means in Nautobot, so the two never differ.
+func (r VIDRanges) orAll() string {
+	if len(r) == 0 {
+		return fmt.Sprintf("%d-%d", MinVID, MaxVID)
+	}
+	return r.String()
+}
