@@ -58,47 +58,11 @@ func neutronCall(t testing.TB, method, url string, in, out any) {
 	}
 }
 
-// routedNetwork creates a network with one VLAN segment on each of two leaf
-// pairs and a subnet and a port on each segment, and returns its id.
+// routedNetwork creates a network with one VLAN segment on each of site
+// a11's leaf pairs and a subnet and a port on each segment.
 func routedNetwork(t testing.TB, base, name string, vid12, vid13 int, net12, net13 string) string {
 	t.Helper()
-	var n struct {
-		Network struct {
-			ID string `json:"id"`
-		} `json:"network"`
-	}
-	neutronCall(t, "POST", base+"/v2.0/networks", map[string]any{"network": map[string]any{"name": name, "segments": []map[string]any{
-		{"provider:network_type": "vlan", "provider:physical_network": "a11-12-network", "provider:segmentation_id": vid12},
-		{"provider:network_type": "vlan", "provider:physical_network": "a11-13-network", "provider:segmentation_id": vid13},
-	}}}, &n)
-	id := n.Network.ID
-	t.Cleanup(func() { deleteNetwork(base, id) })
-	var segs struct {
-		Segments []struct {
-			ID              string `json:"id"`
-			PhysicalNetwork string `json:"physical_network"`
-		} `json:"segments"`
-	}
-	neutronCall(t, "GET", base+"/v2.0/segments?network_id="+id, nil, &segs)
-	if len(segs.Segments) != 2 {
-		t.Fatalf("routed network has %d segments, want 2", len(segs.Segments))
-	}
-	for _, s := range segs.Segments {
-		cidr := net12
-		if s.PhysicalNetwork == "a11-13-network" {
-			cidr = net13
-		}
-		var sub struct {
-			Subnet struct {
-				ID string `json:"id"`
-			} `json:"subnet"`
-		}
-		neutronCall(t, "POST", base+"/v2.0/subnets", map[string]any{"subnet": map[string]any{
-			"network_id": id, "segment_id": s.ID, "cidr": cidr, "ip_version": 4, "name": name + "-" + s.PhysicalNetwork}}, &sub)
-		neutronCall(t, "POST", base+"/v2.0/ports", map[string]any{"port": map[string]any{
-			"network_id": id, "name": name + "-port-" + s.PhysicalNetwork, "fixed_ips": []map[string]any{{"subnet_id": sub.Subnet.ID}}}}, nil)
-	}
-	return id
+	return routedNetworkOn(t, base, name, "a11-12-network", "a11-13-network", vid12, vid13, net12, net13)
 }
 
 func deleteNetwork(base, id string) {
@@ -278,4 +242,100 @@ agent:
 	case <-time.After(30 * time.Second):
 		t.Fatal("agent did not stop after cancel")
 	}
+}
+
+// TestTwoSitesNeverTouchEachOther syncs two sites, each with its own real
+// Neutron, into one Nautobot; each site's writes and deletes stay within
+// its own objects.
+func TestTwoSitesNeverTouchEachOther(t *testing.T) {
+	baseA := neutronURL(t)
+	baseB := strings.TrimSuffix(os.Getenv("IPSYNC_NEUTRON_URL_B"), "/")
+	if baseB == "" {
+		t.Skip("set IPSYNC_NEUTRON_URL_B to a second Neutron (NEUTRON_PORT=9697 scripts/neutron-up.sh start) to run")
+	}
+	srv := seededEmulator(t)
+	cfg := siteConfig(t, srv, baseA, fmt.Sprintf(`  - name: b22
+    namespace: b22
+    neutron: {auth: noauth, endpoint: %q}
+`, baseB))
+	mustRun(t, "bootstrap", "--config", cfg, "--commit")
+	mustRun(t, "apply", "--config", cfg, "--commit")
+	name := fmt.Sprintf("two-sites-%d", time.Now().UnixNano()%100000)
+	routedNetwork(t, baseA, name, 175, 176, "172.28.12.0/24", "172.28.13.0/24")
+	idB := routedNetworkOn(t, baseB, name, "b22-1-network", "b22-2-network", 260, 261, "172.27.1.0/24", "172.27.2.0/24")
+	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
+	mustRun(t, "apply", "--config", cfg, "--site", "b22", "--commit")
+	if got := vlansOf(srv, "neutron:a11"); !slices.Contains(got, "175") || !slices.Contains(got, "176") {
+		t.Fatalf("site a11 VLANs = %v, want 175 and 176", got)
+	}
+	if got := vlansOf(srv, "neutron:b22"); !slices.Contains(got, "260") || !slices.Contains(got, "261") {
+		t.Fatalf("site b22 VLANs = %v, want 260 and 261", got)
+	}
+	stamp := func(owner string) map[string]any {
+		out := map[string]any{}
+		for _, kind := range []string{"ipam.vlan", "ipam.prefix", "ipam.ipaddress"} {
+			for _, o := range srv.Objects(kind) {
+				if cf, _ := o["custom_fields"].(map[string]any); cf["ipsync_owner"] == owner {
+					out[fmt.Sprint(o["id"])] = o["last_updated"]
+				}
+			}
+		}
+		return out
+	}
+	beforeA := stamp("neutron:a11")
+
+	// Site b22 loses its network; syncing b22 must not touch a11's objects.
+	deleteNetwork(baseB, idB)
+	mustRun(t, "apply", "--config", cfg, "--site", "b22", "--commit", "--allow-mass-delete")
+	if got := vlansOf(srv, "neutron:b22"); slices.Contains(got, "260") || slices.Contains(got, "261") {
+		t.Errorf("site b22 kept the VLANs of its deleted network: %v", got)
+	}
+	afterA := stamp("neutron:a11")
+	if len(afterA) != len(beforeA) {
+		t.Fatalf("site b22's apply changed the number of a11's objects: %d -> %d", len(beforeA), len(afterA))
+	}
+	for id, v := range beforeA {
+		if afterA[id] != v {
+			t.Errorf("site b22's apply wrote a11's object %s", id)
+		}
+	}
+}
+
+// routedNetworkOn is routedNetwork on any two physical networks.
+func routedNetworkOn(t testing.TB, base, name, phys1, phys2 string, vid1, vid2 int, net1, net2 string) string {
+	t.Helper()
+	var n struct {
+		Network struct {
+			ID string `json:"id"`
+		} `json:"network"`
+	}
+	neutronCall(t, "POST", base+"/v2.0/networks", map[string]any{"network": map[string]any{"name": name, "segments": []map[string]any{
+		{"provider:network_type": "vlan", "provider:physical_network": phys1, "provider:segmentation_id": vid1},
+		{"provider:network_type": "vlan", "provider:physical_network": phys2, "provider:segmentation_id": vid2},
+	}}}, &n)
+	id := n.Network.ID
+	t.Cleanup(func() { deleteNetwork(base, id) })
+	var segs struct {
+		Segments []struct {
+			ID              string `json:"id"`
+			PhysicalNetwork string `json:"physical_network"`
+		} `json:"segments"`
+	}
+	neutronCall(t, "GET", base+"/v2.0/segments?network_id="+id, nil, &segs)
+	for _, sg := range segs.Segments {
+		cidr := net1
+		if sg.PhysicalNetwork == phys2 {
+			cidr = net2
+		}
+		var sub struct {
+			Subnet struct {
+				ID string `json:"id"`
+			} `json:"subnet"`
+		}
+		neutronCall(t, "POST", base+"/v2.0/subnets", map[string]any{"subnet": map[string]any{
+			"network_id": id, "segment_id": sg.ID, "cidr": cidr, "ip_version": 4, "name": name + "-" + sg.PhysicalNetwork}}, &sub)
+		neutronCall(t, "POST", base+"/v2.0/ports", map[string]any{"port": map[string]any{
+			"network_id": id, "name": name + "-port-" + sg.PhysicalNetwork, "fixed_ips": []map[string]any{{"subnet_id": sub.Subnet.ID}}}}, nil)
+	}
+	return id
 }

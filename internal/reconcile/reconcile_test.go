@@ -133,3 +133,17 @@ func (failing) List(context.Context) ([]resource.Object, error) {
 func (failing) Apply(context.Context, []plan.Change) (int, error) {
 	return 0, errors.New("must not be called")
 }
+
+func TestVIDOutsideTargetGroupRange(t *testing.T) {
+	ctx := context.Background()
+	store := memory.New(&resource.VLANGroup{Name: "b22-1-network", Range: resource.VIDRanges{{Lo: 200, Hi: 299}}})
+	site := resource.Owner("neutron:b22")
+	d := []resource.Object{&resource.VLAN{M: resource.Meta{Owner: site}, Group: "b22-1-network", VID: 175, Name: "tenant"}}
+	r, err := Plan(ctx, d, store, plan.DefaultPolicy(site))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Problems) != 1 || r.Problems[0].Field != "vid" || !strings.Contains(r.Problems[0].Message, "outside range 200-299") {
+		t.Errorf("problems = %v, want the vid outside the group's range", r.Problems)
+	}
+}

@@ -43,8 +43,14 @@ func References(p *plan.Plan, desired, current []resource.Object, names map[reso
 			have[k] = true
 		}
 	}
+	groups := vlanGroups(desired, current, deleted)
 	var out []Problem
 	for _, d := range desired {
+		if v, ok := d.(*resource.VLAN); ok {
+			if g, ok := groups[v.Group]; ok && len(g.Range) > 0 && !g.Range.Contains(v.VID) {
+				out = append(out, Problem{d.Meta().Source, d.Key(), "vid", fmt.Sprintf("vid %d is outside range %s of VLAN group %s", v.VID, g.Range, g.Name)})
+			}
+		}
 		for _, ref := range d.References() {
 			if ref.Kind.Rank() >= 0 {
 				if !have[resource.Key{Kind: ref.Kind, Name: ref.Name}] {
@@ -65,4 +71,21 @@ func References(p *plan.Plan, desired, current []resource.Object, names map[reso
 // the check cheap when current holds a million IP addresses.
 func referable(k resource.Kind) bool {
 	return k == resource.KindNamespace || k == resource.KindVLANGroup || k == resource.KindVLAN
+}
+
+// vlanGroups are the groups VLANs will be created in: desired ones win over
+// what the target has now.
+func vlanGroups(desired, current []resource.Object, deleted map[resource.Key]bool) map[string]*resource.VLANGroup {
+	out := map[string]*resource.VLANGroup{}
+	for _, c := range current {
+		if g, ok := c.(*resource.VLANGroup); ok && !deleted[g.Key()] {
+			out[g.Name] = g
+		}
+	}
+	for _, d := range desired {
+		if g, ok := d.(*resource.VLANGroup); ok {
+			out[g.Name] = g
+		}
+	}
+	return out
 }

@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+)
+
+// specEnv is an emulator plus a config whose spec is one file the test
+// rewrites between runs.
+type specEnv struct {
+	srv  *nautobottest.Server
+	cfg  string
+	spec string
+}
+
+func newSpecEnv(t *testing.T) *specEnv {
+	t.Helper()
+	srv := seededEmulator(t)
+	dir := t.TempDir()
+	token := filepath.Join(dir, "token")
+	if err := os.WriteFile(token, []byte(nautobottest.DefaultToken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := &specEnv{srv: srv, cfg: filepath.Join(dir, "ipsync.yaml"), spec: filepath.Join(dir, "spec.yaml")}
+	cfg := fmt.Sprintf("spec: {name: deploy, paths: [%q]}\nnautobot: {url: %q, token_file: %q}\nallowed_hosts: [127.0.0.1]\n", e.spec, srv.URL(), token)
+	if err := os.WriteFile(e.cfg, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "bootstrap", "--config", e.cfg, "--commit")
+	return e
+}
+
+// vlans writes a spec of one VLAN group and VLANs 100..100+n-1.
+func (e *specEnv) vlans(t *testing.T, n int, extra string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("vlan_groups:\n  - {name: a11-12-network, location: DC-A11, range: \"100-199\"}\nvlans:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - {vid: %d, name: v%d, vlan_group: a11-12-network}\n", 100+i, 100+i)
+	}
+	b.WriteString(extra)
+	if err := os.WriteFile(e.spec, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *specEnv) writes() int {
+	return e.srv.Requests("POST", "/api/ipam/") + e.srv.Requests("PATCH", "/api/ipam/") + e.srv.Requests("DELETE", "/api/ipam/")
+}
+
+// direct creates an object in the emulator as a person would, outside ipsync.
+func (e *specEnv) direct(t *testing.T, path, body string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, e.srv.URL()+"/api/"+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Token "+nautobottest.DefaultToken)
+	resp, err := e.srv.Client().Do(req)
+	if err == nil {
+		resp.Body.Close()
+	}
+	if err != nil || resp.StatusCode != 201 {
+		t.Fatalf("create %s directly: %v %v", path, err, resp)
+	}
+}
+
+func TestApplyAgainstEmulator(t *testing.T) {
+	e := newSpecEnv(t)
+	e.vlans(t, 20, "")
+	mustRun(t, "apply", "--config", e.cfg, "--commit")
+	if got := e.srv.Count("ipam.vlan"); got != 20 {
+		t.Fatalf("after first apply: %d VLANs, want 20", got)
+	}
+
+	e.srv.ResetCounts()
+	mustRun(t, "apply", "--config", e.cfg, "--commit")
+	if n := e.writes(); n != 0 {
+		t.Errorf("second apply: %d write requests, want 0", n)
+	}
+	if n := e.srv.Requests("GET", "/api/ipam/vlans/"); n != 1 {
+		t.Errorf("second apply read VLANs in %d requests, want one paged sweep (1 page)", n)
+	}
+
+	t.Run("update of a field", func(t *testing.T) {
+		e.vlans(t, 20, "")
+		spec, _ := os.ReadFile(e.spec)
+		_ = os.WriteFile(e.spec, []byte(strings.Replace(string(spec), "name: v105,", "name: v105-renamed,", 1)), 0o600)
+		out := mustRun(t, "plan", "--config", e.cfg)
+		if !strings.Contains(out, `name: "v105" -> "v105-renamed"`) {
+			t.Errorf("plan lacks the field diff:\n%s", out)
+		}
+		e.srv.ResetCounts()
+		mustRun(t, "apply", "--config", e.cfg, "--commit")
+		if n := e.srv.Requests("PATCH", "/api/ipam/vlans/"); n != 1 {
+			t.Errorf("update sent %d PATCH requests, want 1", n)
+		}
+	})
+
+	t.Run("delete is scoped to the owner", func(t *testing.T) {
+		// Someone's own VLAN and another owner's VLAN in the same group.
+		e.direct(t, "ipam/vlans/", `{"vid": 150, "name": "by-hand", "vlan_group": {"name": "a11-12-network"}, "status": {"name": "Active"}}`)
+		e.direct(t, "ipam/vlans/", `{"vid": 151, "name": "site-owned", "vlan_group": {"name": "a11-12-network"}, "status": {"name": "Active"},
+			"tags": [{"name": "managed-by-ipsync"}], "custom_fields": {"ipsync_owner": "neutron:a11"}}`)
+		e.vlans(t, 19, "") // v119 is no longer desired
+		mustRun(t, "apply", "--config", e.cfg, "--commit")
+		got := vidsOf(e.srv)
+		for _, want := range []string{"150", "151"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("VLAN %s not owned by the spec was deleted (left: %s)", want, got)
+			}
+		}
+		if strings.Contains(got, " 119 ") {
+			t.Errorf("VLAN 119 owned by the spec and no longer desired survived")
+		}
+	})
+
+	t.Run("unmarked object is a conflict, adopted on request", func(t *testing.T) {
+		e.vlans(t, 19, "  - {vid: 150, name: by-hand, vlan_group: a11-12-network}\n")
+		code, out, errOut := run(t, nil, "apply", "--config", e.cfg, "--commit")
+		if code == 0 || !strings.Contains(out, "! conflict vlan a11-12-network/150") || !strings.Contains(errOut, "nothing was written") {
+			t.Errorf("apply over an unmarked VLAN = exit %d:\n%s\n%s", code, out, errOut)
+		}
+		out = mustRun(t, "apply", "--config", e.cfg, "--commit", "--adopt")
+		if !strings.Contains(out, "& adopt vlan a11-12-network/150") {
+			t.Errorf("apply --adopt does not say it adopts:\n%s", out)
+		}
+	})
+
+	t.Run("another owner's object is a conflict", func(t *testing.T) {
+		e.vlans(t, 19, "  - {vid: 150, name: by-hand, vlan_group: a11-12-network}\n  - {vid: 151, name: site-owned, vlan_group: a11-12-network}\n")
+		code, out, _ := run(t, nil, "apply", "--config", e.cfg, "--commit", "--adopt")
+		if code == 0 || !strings.Contains(out, "owned by neutron:a11") {
+			t.Errorf("apply over another owner's VLAN = exit %d:\n%s", code, out)
+		}
+	})
+
+	t.Run("mass delete is refused", func(t *testing.T) {
+		e.vlans(t, 2, "")
+		e.srv.ResetCounts()
+		code, _, errOut := run(t, nil, "apply", "--config", e.cfg, "--commit")
+		if code == 0 || !strings.Contains(errOut, "--allow-mass-delete") || e.writes() != 0 {
+			t.Errorf("mass delete = exit %d, %d writes:\n%s", code, e.writes(), errOut)
+		}
+	})
+
+	t.Run("stale saved plan is refused", func(t *testing.T) {
+		e.vlans(t, 20, "  - {vid: 150, name: by-hand, vlan_group: a11-12-network}\n")
+		planFile := filepath.Join(t.TempDir(), "plan.json")
+		spec, _ := os.ReadFile(e.spec)
+		_ = os.WriteFile(e.spec, []byte(strings.Replace(string(spec), "name: v101,", "name: v101-new,", 1)), 0o600)
+		mustRun(t, "plan", "--config", e.cfg, "--out", planFile)
+		// Someone edits VLAN 101 after the plan was made.
+		for _, v := range e.srv.Objects("ipam.vlan") {
+			if fmt.Sprint(v["vid"]) == "101" {
+				req, _ := newPatch(e.srv.URL()+"/api/ipam/vlans/"+fmt.Sprint(v["id"])+"/", `{"description": "edited by hand"}`)
+				resp, err := e.srv.Client().Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+			}
+		}
+		code, _, errOut := run(t, nil, "apply", "--config", e.cfg, "--plan", planFile, "--commit")
+		if code == 0 || !strings.Contains(errOut, "vlan a11-12-network/101") || !strings.Contains(errOut, "changed") {
+			t.Errorf("stale plan apply = exit %d:\n%s", code, errOut)
+		}
+	})
+
+	t.Run("unknown location names the spec file and line", func(t *testing.T) {
+		if err := os.WriteFile(e.spec, []byte("vlan_groups:\n  - {name: x-network, location: DC-NOWHERE}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := run(t, nil, "plan", "--config", e.cfg)
+		if code != 1 || !strings.Contains(errOut, e.spec+":2:5: location: unknown location \"DC-NOWHERE\"") {
+			t.Errorf("plan with an unknown location = exit %d:\n%s", code, errOut)
+		}
+	})
+}
+
+func TestWriteRefusedOutsideAllowedHosts(t *testing.T) {
+	e := newSpecEnv(t)
+	e.vlans(t, 1, "")
+	cfg, _ := os.ReadFile(e.cfg)
+	_ = os.WriteFile(e.cfg, []byte(strings.Replace(string(cfg), "allowed_hosts: [127.0.0.1]", "allowed_hosts: [nautobot.example.com]", 1)), 0o600)
+	e.srv.ResetCounts()
+	code, _, errOut := run(t, nil, "apply", "--config", e.cfg, "--commit")
+	if code == 0 || !strings.Contains(errOut, "allowed_hosts") || e.writes() != 0 {
+		t.Errorf("apply to a host not allowed = exit %d, %d writes: %s", code, e.writes(), errOut)
+	}
+}
+
+func vidsOf(srv *nautobottest.Server) string {
+	var b strings.Builder
+	b.WriteString(" ")
+	for _, v := range srv.Objects("ipam.vlan") {
+		fmt.Fprintf(&b, "%v ", v["vid"])
+	}
+	return b.String()
+}
+
+func newPatch(url, body string) (*http.Request, error) {
+	req, err := http.NewRequest(http.MethodPatch, url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Token "+nautobottest.DefaultToken)
+	return req, nil
+}
