@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"time"
+
+	"github.com/ipsync/ipsync/internal/clock"
 )
 
 // Config is the agent's schedule. Zero fields take the defaults noted.
@@ -93,7 +95,7 @@ func New(cfg Config, s Syncer, l Lease, logger *slog.Logger, reg Registry, opts 
 		log:     logger.With("site", cfg.Site),
 		reg:     reg,
 		metrics: newMetrics(reg, cfg.Site),
-		clock:   realClock{},
+		clock:   clock.Real(),
 		rand:    rand.Float64,
 		page:    template.Must(template.New("status").Funcs(pageFuncs()).Parse(statusHTML)),
 		state:   &state{conds: map[string]Condition{}, history: cfg.History},

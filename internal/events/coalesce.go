@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/ipsync/ipsync/internal/clock"
 )
 
 // Batch is what a burst of events asks the agent to look at.
@@ -38,7 +40,7 @@ const maxBatchIDs = 10_000
 // is sent and Coalesce returns; when ctx is done it returns at once, dropping
 // it. out is not closed.
 func Coalesce(ctx context.Context, in <-chan Event, window, maxWait time.Duration, out chan<- Batch) {
-	coalesce(ctx, realClock{}, in, window, maxWait, out)
+	coalesce(ctx, clock.Real(), in, window, maxWait, out)
 }
 
 func coalesce(ctx context.Context, clock Clock, in <-chan Event, window, maxWait time.Duration, out chan<- Batch) {

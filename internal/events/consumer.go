@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+
+	"github.com/ipsync/ipsync/internal/clock"
 )
 
 // Consumer reads notifications from one durable queue bound to Neutron's
@@ -36,7 +38,7 @@ func NewConsumer(cfg Config, logger *slog.Logger, opts ...Option) *Consumer {
 	c := &Consumer{
 		cfg:   cfg.WithDefaults(),
 		log:   logger,
-		clock: realClock{},
+		clock: clock.Real(),
 		state: func(bool, error) {},
 	}
 	for _, o := range opts {

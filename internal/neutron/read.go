@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"golang.org/x/sync/errgroup"
 )
 
 // Reader reads one Neutron. It is safe for concurrent use.
@@ -212,29 +213,10 @@ func list[W record, T any](ctx context.Context, r *Reader, collection string, fi
 // runAll runs jobs with at most limit at a time. The first failure cancels
 // the others and is the error returned.
 func runAll(ctx context.Context, limit int, jobs []func(context.Context) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sem := make(chan struct{}, max(limit, 1))
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(limit, 1))
 	for _, job := range jobs {
-		wg.Go(func() {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				once.Do(func() { first = ctx.Err() })
-				return
-			}
-			defer func() { <-sem }()
-			if err := job(ctx); err != nil {
-				once.Do(func() { first = err })
-				cancel()
-			}
-		})
+		g.Go(func() error { return job(ctx) })
 	}
-	wg.Wait()
-	return first
+	return g.Wait()
 }
