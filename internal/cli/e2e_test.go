@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -338,4 +339,87 @@ func routedNetworkOn(t testing.TB, base, name, phys1, phys2 string, vid1, vid2 i
 			"network_id": id, "name": name + "-port-" + sg.PhysicalNetwork, "fixed_ips": []map[string]any{{"subnet_id": sub.Subnet.ID}}}}, nil)
 	}
 	return id
+}
+
+// freeAddr returns a loopback address nothing listens on.
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+func httpGet(url string) (int, string) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	_, _ = b.ReadFrom(resp.Body)
+	return resp.StatusCode, b.String()
+}
+
+// TestAgentFaults: Nautobot answering 5xx and 429 in bursts loses nothing
+// and duplicates nothing; a Neutron that cannot be reached is reported
+// (readyz, metrics, status page) and deletes nothing.
+func TestAgentFaults(t *testing.T) {
+	base := neutronURL(t)
+	srv := seededEmulator(t)
+	cfg := siteConfig(t, srv, base, "")
+	mustRun(t, "bootstrap", "--config", cfg, "--commit")
+	mustRun(t, "apply", "--config", cfg, "--commit")
+	routedNetwork(t, base, fmt.Sprintf("faults-%d", time.Now().UnixNano()%100000), 185, 186, "172.26.12.0/24", "172.26.13.0/24")
+
+	// Bursts of 503 on creates and 429 on reads while the site syncs.
+	srv.Inject(nautobottest.Fault{Method: "POST", PathPrefix: "/api/ipam/", Status: 503, Times: 3})
+	srv.Inject(nautobottest.Fault{Method: "GET", PathPrefix: "/api/ipam/vlans/", Status: 429, RetryAfter: 1, Times: 2})
+	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
+	srv.ClearFaults()
+	count := map[string]int{}
+	for _, v := range srv.Objects("ipam.vlan") {
+		count[fmt.Sprint(v["vid"])]++
+	}
+	if count["185"] != 1 || count["186"] != 1 {
+		t.Errorf("after 5xx/429 bursts VLAN 185 x%d, 186 x%d; want each exactly once", count["185"], count["186"])
+	}
+	owned := len(vlansOf(srv, "neutron:a11"))
+
+	// The same site against a Neutron nobody answers for.
+	addr := freeAddr(t)
+	down := siteConfig(t, srv, "http://"+freeAddr(t), fmt.Sprintf("agent:\n  listen: %s\n  interval: 24h\n", addr))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	var logs bytes.Buffer
+	go func() {
+		done <- Main(ctx, []string{"agent", "--config", down, "--site", "a11"}, func(string) string { return "" }, &logs, &logs)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, body := httpGet("http://" + addr + "/readyz")
+		if code == http.StatusServiceUnavailable && strings.Contains(body, "neutron") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("readyz never reported neutron unreachable (last %d %q); log:\n%s", code, body, logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, metrics := httpGet("http://" + addr + "/metrics"); !strings.Contains(metrics, `ipsync_condition{condition="neutron",site="a11"} 0`) {
+		t.Errorf("metrics lack the failing neutron condition")
+	}
+	if _, page := httpGet("http://" + addr + "/"); !strings.Contains(page, "neutron") || strings.Contains(page, "<script") {
+		t.Errorf("status page does not show the neutron condition")
+	}
+	if got := len(vlansOf(srv, "neutron:a11")); got != owned {
+		t.Errorf("with Neutron unreachable the site's VLANs went from %d to %d", owned, got)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("agent exit %d; log:\n%s", code, logs.String())
+	}
 }
