@@ -90,7 +90,10 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 			r, ok := o.(*resource.SegmentRange)
 			return !ok || (r.Site != "" && r.Site != site.Name)
 		})
-		j.desired = func(context.Context, []resource.Object) ([]resource.Object, error) { return objs, nil }
+		j.desired = func(_ context.Context, current []resource.Object) ([]resource.Object, error) {
+			j.leaks = undeclaredRanges(objs, current)
+			return objs, nil
+		}
 		j.policy = cfg.PlanPolicy(cfg.StaticOwner())
 		if err := e.openRanges(ctx, cfg, site, j); err != nil {
 			return nil, err
@@ -179,4 +182,21 @@ func siteNamespace(s *config.Site) string {
 		return s.Namespace
 	}
 	return s.Name
+}
+
+// undeclaredRanges are the unmarked ranges in a site's Neutron that no spec
+// declares: someone made them by hand, and Neutron hands out their ids.
+func undeclaredRanges(desired, current []resource.Object) []drift.Leak {
+	declared := map[resource.Key]bool{}
+	for _, d := range desired {
+		declared[d.Key()] = true
+	}
+	var out []drift.Leak
+	for _, c := range current {
+		if r, ok := c.(*resource.SegmentRange); ok && r.M.Owner == "" && !declared[r.Key()] {
+			out = append(out, drift.Leak{Kind: "segment_range", Key: r.Name,
+				Message: fmt.Sprintf("%s range %d-%d in Neutron that no spec declares", r.NetworkType, r.Minimum, r.Maximum)})
+		}
+	}
+	return out
 }

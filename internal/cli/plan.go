@@ -57,6 +57,7 @@ func newPlan(e *env) *cobra.Command {
 			if err := e.render(f.output, r.Plan, job.targetID); err != nil {
 				return err
 			}
+			e.reportLeaks(job)
 			return e.reportProblems(r)
 		},
 	}
@@ -73,6 +74,14 @@ func (e *env) render(format string, p *plan.Plan, target string) error {
 		return p.WriteJSON(e.stdout, target)
 	}
 	return &exitError{2, fmt.Errorf("--output %q: want text or json", format)}
+}
+
+// reportLeaks notes what the source holds that nothing accounts for; it
+// does not stop the plan.
+func (e *env) reportLeaks(j *job) {
+	for _, l := range j.leaks {
+		fmt.Fprintf(e.stderr, "leak: %s %s: %s\n", l.Kind, l.Key, l.Message)
+	}
 }
 
 // reportProblems prints unresolved references; they make the command fail
