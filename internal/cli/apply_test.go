@@ -215,3 +215,16 @@ func newPatch(url, body string) (*http.Request, error) {
 	req.Header.Set("Authorization", "Token "+nautobottest.DefaultToken)
 	return req, nil
 }
+
+func TestUnsupportedFieldRefusedBeforeAnyWrite(t *testing.T) {
+	e := newSpecEnv(t)
+	e.vlans(t, 3, "asns:\n  - {asn: 65011, rir: private}\n")
+	e.srv.ResetCounts()
+	code, _, errOut := run(t, nil, "apply", "--config", e.cfg, "--commit")
+	if code == 0 || !strings.Contains(errOut, "spec.yaml:8:5: asn: ") || !strings.Contains(errOut, "no rir") {
+		t.Errorf("apply of an ASN with a RIR = exit %d:\n%s", code, errOut)
+	}
+	if n := e.writes() + e.srv.Requests("POST", "/api/plugins/"); n != 0 {
+		t.Errorf("%d writes before the refusal, want none", n)
+	}
+}

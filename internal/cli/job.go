@@ -36,7 +36,9 @@ func (j *job) plan(ctx context.Context) (*reconcile.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return reconcile.Build(desired, current, names, j.policy), nil
+	r := reconcile.Build(desired, current, names, j.policy)
+	r.CheckTarget(j.target)
+	return r, nil
 }
 
 func (j *job) writeAllowed() error { return j.writeOK() }

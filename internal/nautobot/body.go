@@ -64,6 +64,18 @@ func (c *Client) putStatus(b map[string]any, status string) {
 	}
 }
 
+// Supports reports a desired object Nautobot has no place for, so a plan
+// can be refused before its first write rather than fail halfway.
+func Supports(o resource.Object) error {
+	if x, ok := o.(*resource.ASN); ok && (x.RIR != "" || x.Tenant != "") {
+		return errors.New("the nautobot-bgp-models autonomous system has no rir or tenant field; leave them empty")
+	}
+	if _, ok := endpointOf(o.Kind()); !ok {
+		return fmt.Errorf("nautobot holds no %s objects", o.Kind())
+	}
+	return nil
+}
+
 // body is the full writable representation of o, as for a create.
 func (c *Client) body(o resource.Object) (map[string]any, error) {
 	cf := c.marker(o)
@@ -116,8 +128,8 @@ func (c *Client) body(o resource.Object) (map[string]any, error) {
 		b["dns_name"], b["description"] = x.DNSName, x.Description
 		b["tags"] = c.tags(x.Tags)
 	case *resource.ASN:
-		if x.RIR != "" || x.Tenant != "" {
-			return nil, errors.New("the nautobot-bgp-models autonomous system has no rir or tenant field; leave them empty")
+		if err := Supports(x); err != nil {
+			return nil, err
 		}
 		b["asn"], b["description"] = x.ASN, x.Description
 		c.putStatus(b, x.Status)

@@ -30,3 +30,6 @@ func (t *Target) Apply(ctx context.Context, changes []plan.Change) (int, error) 
 func (t *Target) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
 	return t.c.Names(ctx)
 }
+
+// Check reports a desired object this Nautobot cannot hold.
+func (t *Target) Check(o resource.Object) error { return Supports(o) }

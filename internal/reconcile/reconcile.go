@@ -27,6 +27,12 @@ type Namer interface {
 	Names(ctx context.Context) (map[resource.Kind]map[string]bool, error)
 }
 
+// Checker is implemented by targets that can tell before any write that
+// they have no place for a desired object.
+type Checker interface {
+	Check(o resource.Object) error
+}
+
 // Result is a plan with what it was made from.
 type Result struct {
 	Plan     *plan.Plan
@@ -41,7 +47,9 @@ func Plan(ctx context.Context, desired []resource.Object, t Target, policy plan.
 	if err != nil {
 		return nil, err
 	}
-	return Build(desired, current, names, policy), nil
+	r := Build(desired, current, names, policy)
+	r.CheckTarget(t)
+	return r, nil
 }
 
 // Read reads the target's objects and, where the target has them, the names
@@ -64,6 +72,23 @@ func Read(ctx context.Context, t Target) ([]resource.Object, map[resource.Kind]m
 func Build(desired, current []resource.Object, names map[resource.Kind]map[string]bool, policy plan.Policy) *Result {
 	p := plan.Make(desired, current, policy)
 	return &Result{Plan: p, Current: current, Problems: References(p, desired, current, names)}
+}
+
+// CheckTarget adds a problem for every object the plan writes that t, if it
+// is a Checker, says it cannot hold.
+func (r *Result) CheckTarget(t Target) {
+	c, ok := t.(Checker)
+	if !ok {
+		return
+	}
+	for _, ch := range r.Plan.Changes {
+		if ch.Desired == nil || !ch.Action.Writes() {
+			continue
+		}
+		if err := c.Check(ch.Desired); err != nil {
+			r.Problems = append(r.Problems, Problem{Source: ch.Desired.Meta().Source, Key: ch.Key, Field: string(ch.Key.Kind), Message: err.Error()})
+		}
+	}
 }
 
 // ErrRefused marks a plan that preflight will not let through.

@@ -71,6 +71,7 @@ func (s *Syncer) full(ctx context.Context, mc neutron.MapConfig, current []resou
 	}
 	desired, report := neutron.Map(snap, mc)
 	r := reconcile.Build(desired, current, names, s.cfg.Policy)
+	r.CheckTarget(s.target)
 	out, err := s.apply(ctx, r, report)
 	if err == nil {
 		s.last = snap
@@ -107,6 +108,7 @@ func (s *Syncer) narrow(ctx context.Context, mc neutron.MapConfig, ids []string,
 	// Namespaces and VLAN groups are in part for references only: the site
 	// owns none, so they never turn into deletes.
 	r := reconcile.Build(desired, part, names, policy)
+	r.CheckTarget(s.target)
 	out, err := s.apply(ctx, r, report)
 	if err == nil {
 		s.last = replace(s.last, ids, fresh)
