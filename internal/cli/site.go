@@ -43,7 +43,7 @@ func (s *siteSource) desired(ctx context.Context, current []resource.Object) ([]
 	if err != nil {
 		return nil, nil, fmt.Errorf("read neutron of site %s: %w", s.site.Name, err)
 	}
-	objs, report := neutron.Map(snap, s.mapConfig(vlanGroups(current)))
+	objs, report := neutron.Map(snap, s.mapConfig(sitesync.KnownGroups(current)))
 	return objs, sitesync.Leaks(report), nil
 }
 
@@ -59,16 +59,6 @@ func (s *siteSource) scope() targetScope {
 	}
 	slices.Sort(sc.VLANGroups)
 	return sc
-}
-
-func vlanGroups(current []resource.Object) map[string]bool {
-	out := map[string]bool{}
-	for _, o := range current {
-		if g, ok := o.(*resource.VLANGroup); ok {
-			out[g.Name] = true
-		}
-	}
-	return out
 }
 
 // openRanges makes the site's Neutron segment ranges the job's target.

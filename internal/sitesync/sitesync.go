@@ -56,7 +56,7 @@ func (s *Syncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcome, err
 		return agent.Outcome{}, agent.Unreachable("nautobot", err)
 	}
 	mc := s.cfg.Map
-	mc.KnownGroups = knownGroups(current)
+	mc.KnownGroups = KnownGroups(current)
 
 	if t == nil || t.Full || len(t.NetworkIDs) == 0 || s.last == nil {
 		return s.full(ctx, mc, current, names)
@@ -136,7 +136,8 @@ func referable(k resource.Kind) bool {
 	return k == resource.KindNamespace || k == resource.KindVLANGroup
 }
 
-func knownGroups(current []resource.Object) map[string]bool {
+// KnownGroups are the names of the VLAN groups in current.
+func KnownGroups(current []resource.Object) map[string]bool {
 	out := map[string]bool{}
 	for _, o := range current {
 		if g, ok := o.(*resource.VLANGroup); ok {
