@@ -58,13 +58,12 @@ func (e *env) openNautobot(cfg *config.Config, scope targetScope, j *job) error 
 
 // openLease is the agent's one-writer-per-owner lease, held in Nautobot.
 func (e *env) openLease(cfg *config.Config, owner resource.Owner) (agent.Lease, error) {
-	token, err := e.nautobotToken(cfg)
+	c, err := e.nautobotClient(cfg)
 	if err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()
-	return lease.New(lease.Config{URL: cfg.Nautobot.URL, Token: token, APIVersion: cfg.Nautobot.APIVersion, Name: string(owner),
-		Holder: fmt.Sprintf("%s/%d", host, os.Getpid()), TTL: cfg.Agent.LeaseTTL}), nil
+	return lease.New(c, lease.Config{Name: string(owner), Holder: fmt.Sprintf("%s/%d", host, os.Getpid()), TTL: cfg.Agent.LeaseTTL}), nil
 }
 
 func newBootstrap(e *env) *cobra.Command {

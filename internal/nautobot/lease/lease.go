@@ -6,23 +6,22 @@
 package lease
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 )
 
-// Config names the lease and says how to reach Nautobot.
+// API sends one JSON request to Nautobot; *nautobot.Client does, with its
+// token, TLS settings and retries. A status of 300 or more is an error.
+type API interface {
+	Call(ctx context.Context, method, path string, query url.Values, in, out any) (int, error)
+}
+
+// Config names the lease.
 type Config struct {
-	URL        string
-	Token      string
-	APIVersion string
 	// Name is what is leased, e.g. the owner "neutron:a11".
 	Name string
 	// Holder identifies this agent (host and pid), shown to operators.
@@ -32,21 +31,18 @@ type Config struct {
 	// ContentType is a content type the tag is allowed on; Nautobot
 	// requires at least one.
 	ContentType string
-	HTTPClient  *http.Client
 	Now         func() time.Time
 }
 
 // Lease is one agent's hold on a name.
 type Lease struct {
+	api API
 	cfg Config
 	id  string // of the tag while we hold it
 }
 
-// New returns a lease that is not yet held.
-func New(cfg Config) *Lease {
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
-	}
+// New returns a lease, not yet held, kept in Nautobot through api.
+func New(api API, cfg Config) *Lease {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -56,10 +52,7 @@ func New(cfg Config) *Lease {
 	if cfg.ContentType == "" {
 		cfg.ContentType = "ipam.namespace"
 	}
-	if cfg.APIVersion == "" {
-		cfg.APIVersion = "2.2"
-	}
-	return &Lease{cfg: cfg}
+	return &Lease{api: api, cfg: cfg}
 }
 
 // TagName is the name of the tag that holds the lease.
@@ -101,7 +94,7 @@ type tag struct {
 func (l *Lease) Acquire(ctx context.Context) (bool, error) {
 	desc := record{l.cfg.Holder, l.cfg.Now().Add(l.cfg.TTL)}.String()
 	if l.id != "" {
-		code, err := l.do(ctx, http.MethodPatch, "/api/extras/tags/"+l.id+"/", map[string]string{"description": desc}, nil)
+		code, err := l.api.Call(ctx, http.MethodPatch, tagsPath+l.id+"/", nil, map[string]string{"description": desc}, nil)
 		switch {
 		case err == nil:
 			return true, nil
@@ -113,7 +106,7 @@ func (l *Lease) Acquire(ctx context.Context) (bool, error) {
 	var page struct {
 		Results []tag `json:"results"`
 	}
-	if _, err := l.do(ctx, http.MethodGet, "/api/extras/tags/?name="+url.QueryEscape(l.TagName()), nil, &page); err != nil {
+	if _, err := l.api.Call(ctx, http.MethodGet, tagsPath, l.byName(), nil, &page); err != nil {
 		return false, fmt.Errorf("read lease %s: %w", l.cfg.Name, err)
 	}
 	if len(page.Results) > 0 {
@@ -129,13 +122,13 @@ func (l *Lease) Acquire(ctx context.Context) (bool, error) {
 		// Expired (or not a lease record at all): remove that very tag. If
 		// someone else already replaced it, this id is gone and the create
 		// below decides.
-		if code, err := l.do(ctx, http.MethodDelete, "/api/extras/tags/"+t.ID+"/", nil, nil); err != nil && code != http.StatusNotFound {
+		if code, err := l.api.Call(ctx, http.MethodDelete, tagsPath+t.ID+"/", nil, nil, nil); err != nil && code != http.StatusNotFound {
 			return false, fmt.Errorf("clear expired lease %s: %w", l.cfg.Name, err)
 		}
 	}
 	var created tag
 	body := map[string]any{"name": l.TagName(), "description": desc, "color": "607d8b", "content_types": []string{l.cfg.ContentType}}
-	code, err := l.do(ctx, http.MethodPost, "/api/extras/tags/", body, &created)
+	code, err := l.api.Call(ctx, http.MethodPost, tagsPath, nil, body, &created)
 	switch {
 	case err == nil:
 		l.id = created.ID
@@ -151,7 +144,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	if l.id == "" {
 		return nil
 	}
-	code, err := l.do(ctx, http.MethodDelete, "/api/extras/tags/"+l.id+"/", nil, nil)
+	code, err := l.api.Call(ctx, http.MethodDelete, tagsPath+l.id+"/", nil, nil, nil)
 	l.id = ""
 	if err != nil && code != http.StatusNotFound {
 		return fmt.Errorf("release lease %s: %w", l.cfg.Name, err)
@@ -164,7 +157,7 @@ func (l *Lease) Holder(ctx context.Context) (string, error) {
 	var page struct {
 		Results []tag `json:"results"`
 	}
-	if _, err := l.do(ctx, http.MethodGet, "/api/extras/tags/?name="+url.QueryEscape(l.TagName()), nil, &page); err != nil {
+	if _, err := l.api.Call(ctx, http.MethodGet, tagsPath, l.byName(), nil, &page); err != nil {
 		return "", err
 	}
 	if len(page.Results) == 0 {
@@ -177,42 +170,7 @@ func (l *Lease) Holder(ctx context.Context) (string, error) {
 	return rec.holder, nil
 }
 
-var errStatus = errors.New("unexpected status")
+const tagsPath = "/api/extras/tags/"
 
-func (l *Lease) do(ctx context.Context, method, path string, in, out any) (int, error) {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return 0, err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(l.cfg.URL, "/")+path, body)
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Authorization", "Token "+l.cfg.Token)
-	req.Header.Set("Accept", "application/json; version="+l.cfg.APIVersion)
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := l.cfg.HTTPClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return resp.StatusCode, err
-	}
-	if resp.StatusCode >= 300 {
-		return resp.StatusCode, fmt.Errorf("%w %d from %s %s: %s", errStatus, resp.StatusCode, method, path, strings.TrimSpace(string(data)))
-	}
-	if out != nil && len(data) > 0 {
-		if err := json.Unmarshal(data, out); err != nil {
-			return resp.StatusCode, fmt.Errorf("decode %s %s: %w", method, path, err)
-		}
-	}
-	return resp.StatusCode, nil
-}
+// byName finds the lease tag.
+func (l *Lease) byName() url.Values { return url.Values{"name": {l.TagName()}} }

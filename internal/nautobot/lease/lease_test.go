@@ -2,10 +2,12 @@ package lease
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ipsync/ipsync/internal/nautobot"
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 )
 
@@ -27,7 +29,7 @@ func TestOneHolderAtATime(t *testing.T) {
 	defer srv.Close()
 	clk := &clock{t: time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)}
 	mk := func(holder string) *Lease {
-		return New(Config{URL: srv.URL(), Token: "t", Name: "neutron:a11", Holder: holder, TTL: time.Minute, HTTPClient: srv.Client(), Now: clk.Now})
+		return New(client(t, srv), Config{Name: "neutron:a11", Holder: holder, TTL: time.Minute, Now: clk.Now})
 	}
 	a, b := mk("agent-a"), mk("agent-b")
 
@@ -74,7 +76,7 @@ func TestConcurrentContendersGetOneWinner(t *testing.T) {
 	wins := make(chan string, 8)
 	for i := range 8 {
 		wg.Go(func() {
-			l := New(Config{URL: srv.URL(), Token: "t", Name: "neutron:b22", Holder: string(rune('a' + i)), HTTPClient: srv.Client()})
+			l := New(client(t, srv), Config{Name: "neutron:b22", Holder: string(rune('a' + i))})
 			if ok, err := l.Acquire(ctx); err == nil && ok {
 				wins <- l.cfg.Holder
 			}
@@ -89,4 +91,13 @@ func TestConcurrentContendersGetOneWinner(t *testing.T) {
 	if len(got) != 1 {
 		t.Errorf("%d agents hold the lease (%q), want exactly 1", len(got), got)
 	}
+}
+
+func client(t *testing.T, srv *nautobottest.Server) *nautobot.Client {
+	t.Helper()
+	c, err := nautobot.New(nautobot.Config{URL: srv.URL(), Token: "t"}, slog.New(slog.DiscardHandler), nautobot.WithHTTPClient(srv.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
