@@ -98,6 +98,10 @@ pg_running() { [ -f "$PGDATA/postmaster.pid" ] && as_pg "$PG_BIN/pg_ctl" -D "$PG
 start_pg() {
   if [ ! -f "$PGDATA/PG_VERSION" ]; then
     mkdir -p "$PGDATA"
+    if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$D"; then
+      log "the postgres user cannot enter $D; make it and its parents world-searchable (chmod o+x)"
+      return 1
+    fi
     chmod 700 "$PGDATA"
     [ "$(id -u)" = 0 ] && chown postgres: "$PGDATA"
     # trust on loopback only: a throwaway test database.
@@ -149,7 +153,7 @@ EOF
   fi
   cat >"$D/uwsgi.ini" <<EOF
 [uwsgi]
-http-socket = 127.0.0.1:$PORT
+http = 127.0.0.1:$PORT
 master = true
 enable-threads = true
 processes = $WORKERS
@@ -158,6 +162,8 @@ vacuum = true
 buffer-size = 65535
 post-buffering = 65536
 http-keepalive = 1
+http-auto-chunked = true
+add-header = Connection: Keep-Alive
 pidfile = $D/uwsgi.pid
 logto = $D/log/uwsgi.log
 disable-logging = true

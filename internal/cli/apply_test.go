@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -8,23 +9,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 )
 
-// specEnv is an emulator plus a config whose spec is one file the test
+// specEnv is a Nautobot plus a config whose spec is one file the test
 // rewrites between runs.
 type specEnv struct {
-	srv  *nautobottest.Server
+	srv  *nbtest.Server
 	cfg  string
 	spec string
 }
 
-func newSpecEnv(t *testing.T) *specEnv {
+func newSpecEnv(t *testing.T, srv *nbtest.Server) *specEnv {
 	t.Helper()
-	srv := seededEmulator(t)
 	dir := t.TempDir()
 	token := filepath.Join(dir, "token")
-	if err := os.WriteFile(token, []byte(nautobottest.DefaultToken), 0o600); err != nil {
+	if err := os.WriteFile(token, []byte(srv.Token()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e := &specEnv{srv: srv, cfg: filepath.Join(dir, "ipsync.yaml"), spec: filepath.Join(dir, "spec.yaml")}
@@ -54,29 +54,27 @@ func (e *specEnv) writes() int {
 	return e.srv.Requests("POST", "/api/ipam/") + e.srv.Requests("PATCH", "/api/ipam/") + e.srv.Requests("DELETE", "/api/ipam/")
 }
 
-// direct creates an object in the emulator as a person would, outside ipsync.
+// direct creates an object in Nautobot as a person would, outside ipsync.
 func (e *specEnv) direct(t *testing.T, path, body string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, e.srv.URL()+"/api/"+path, strings.NewReader(body))
-	if err != nil {
+	var v any
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Token "+nautobottest.DefaultToken)
-	resp, err := e.srv.Client().Do(req)
-	if err == nil {
-		resp.Body.Close()
-	}
-	if err != nil || resp.StatusCode != 201 {
-		t.Fatalf("create %s directly: %v %v", path, err, resp)
-	}
+	e.srv.Call(t, http.MethodPost, "/api/"+path, v, nil)
 }
 
-func TestApplyAgainstEmulator(t *testing.T) {
-	e := newSpecEnv(t)
+// TestApplyScenarios: create, no-op, update, owner-scoped delete, adopt,
+// conflicts, the mass-delete guard and a stale saved plan, on each Nautobot.
+func TestApplyScenarios(t *testing.T) {
+	nbtest.Each(t, applyScenarios)
+}
+
+func applyScenarios(t *testing.T, srv *nbtest.Server) {
+	e := newSpecEnv(t, srv)
 	e.vlans(t, 20, "")
 	mustRun(t, "apply", "--config", e.cfg, "--commit")
-	if got := e.srv.Count("ipam.vlan"); got != 20 {
+	if got := e.srv.Count(t, "ipam.vlan"); got != 20 {
 		t.Fatalf("after first apply: %d VLANs, want 20", got)
 	}
 
@@ -111,7 +109,7 @@ func TestApplyAgainstEmulator(t *testing.T) {
 			"tags": [{"name": "managed-by-ipsync"}], "custom_fields": {"ipsync_owner": "neutron:a11"}}`)
 		e.vlans(t, 19, "") // v119 is no longer desired
 		mustRun(t, "apply", "--config", e.cfg, "--commit")
-		got := vidsOf(e.srv)
+		got := vidsOf(t, e.srv)
 		for _, want := range []string{"150", "151"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("VLAN %s not owned by the spec was deleted (left: %s)", want, got)
@@ -158,14 +156,9 @@ func TestApplyAgainstEmulator(t *testing.T) {
 		_ = os.WriteFile(e.spec, []byte(strings.Replace(string(spec), "name: v101,", "name: v101-new,", 1)), 0o600)
 		mustRun(t, "plan", "--config", e.cfg, "--out", planFile)
 		// Someone edits VLAN 101 after the plan was made.
-		for _, v := range e.srv.Objects("ipam.vlan") {
+		for _, v := range e.srv.Objects(t, "ipam.vlan") {
 			if fmt.Sprint(v["vid"]) == "101" {
-				req, _ := newPatch(e.srv.URL()+"/api/ipam/vlans/"+fmt.Sprint(v["id"])+"/", `{"description": "edited by hand"}`)
-				resp, err := e.srv.Client().Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				resp.Body.Close()
+				e.srv.Call(t, http.MethodPatch, "/api/ipam/vlans/"+fmt.Sprint(v["id"])+"/", map[string]any{"description": "edited by hand"}, nil)
 			}
 		}
 		code, _, errOut := run(t, nil, "apply", "--config", e.cfg, "--plan", planFile, "--commit")
@@ -186,7 +179,11 @@ func TestApplyAgainstEmulator(t *testing.T) {
 }
 
 func TestWriteRefusedOutsideAllowedHosts(t *testing.T) {
-	e := newSpecEnv(t)
+	nbtest.Each(t, writeRefusedOutsideAllowedHosts)
+}
+
+func writeRefusedOutsideAllowedHosts(t *testing.T, srv *nbtest.Server) {
+	e := newSpecEnv(t, srv)
 	e.vlans(t, 1, "")
 	cfg, _ := os.ReadFile(e.cfg)
 	_ = os.WriteFile(e.cfg, []byte(strings.Replace(string(cfg), "allowed_hosts: [127.0.0.1]", "allowed_hosts: [nautobot.example.com]", 1)), 0o600)
@@ -197,27 +194,21 @@ func TestWriteRefusedOutsideAllowedHosts(t *testing.T) {
 	}
 }
 
-func vidsOf(srv *nautobottest.Server) string {
+func vidsOf(t *testing.T, srv *nbtest.Server) string {
 	var b strings.Builder
 	b.WriteString(" ")
-	for _, v := range srv.Objects("ipam.vlan") {
+	for _, v := range srv.Objects(t, "ipam.vlan") {
 		fmt.Fprintf(&b, "%v ", v["vid"])
 	}
 	return b.String()
 }
 
-func newPatch(url, body string) (*http.Request, error) {
-	req, err := http.NewRequest(http.MethodPatch, url, strings.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Token "+nautobottest.DefaultToken)
-	return req, nil
+func TestUnsupportedFieldRefusedBeforeAnyWrite(t *testing.T) {
+	nbtest.Each(t, unsupportedFieldRefused)
 }
 
-func TestUnsupportedFieldRefusedBeforeAnyWrite(t *testing.T) {
-	e := newSpecEnv(t)
+func unsupportedFieldRefused(t *testing.T, srv *nbtest.Server) {
+	e := newSpecEnv(t, srv)
 	e.vlans(t, 3, "asns:\n  - {asn: 65011, rir: private}\n")
 	e.srv.ResetCounts()
 	code, _, errOut := run(t, nil, "apply", "--config", e.cfg, "--commit")

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 )
 
 // BenchmarkEventLatency measures how long a change in the real Neutron takes
@@ -37,7 +39,7 @@ func BenchmarkEventLatency(b *testing.B) {
 func agentLatency(b *testing.B, events int) []time.Duration {
 	base := os.Getenv("IPSYNC_NEUTRON_URL")
 	amqp := os.Getenv("IPSYNC_RABBITMQ_URL")
-	srv := seededEmulator(b)
+	srv := nbtest.Emulator(b)
 	cfg := siteConfig(b, srv, base, fmt.Sprintf("agent:\n  listen: 127.0.0.1:0\n  interval: 24h\n  coalesce: 50ms\n  rabbitmq: {url: %q, queue: %q}\n",
 		amqp, fmt.Sprintf("ipsync-bench-%d", time.Now().UnixNano())))
 	mustRun(b, "bootstrap", "--config", cfg, "--commit")
@@ -57,7 +59,7 @@ func agentLatency(b *testing.B, events int) []time.Duration {
 	defer cancel()
 	go Main(ctx, []string{"agent", "--config", cfg, "--site", "a11"}, func(string) string { return "" }, discard{}, discard{})
 	descOf := func(ip string) string {
-		for _, o := range srv.Objects("ipam.ipaddress") {
+		for _, o := range srv.Objects(b, "ipam.ipaddress") {
 			if a, _ := o["address"].(string); a == ip+"/24" {
 				d, _ := o["description"].(string)
 				return d

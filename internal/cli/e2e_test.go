@@ -15,10 +15,12 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 )
 
 // These tests run ipsync end to end against a real Neutron (and RabbitMQ,
-// for the agent) and the Nautobot emulator. .ci/run starts the servers.
+// for the agent) and each Nautobot nbtest gives: the emulator and the real
+// servers the environment names. .ci/run starts them all.
 
 func neutronURL(t testing.TB) string {
 	u := os.Getenv("IPSYNC_NEUTRON_URL")
@@ -89,12 +91,12 @@ func deleteNetwork(base, id string) {
 }
 
 // siteConfig writes a config with the examples as spec and site a11 on the
-// real Neutron, against the emulator.
-func siteConfig(t testing.TB, srv *nautobottest.Server, neutron, extra string) string {
+// real Neutron, against srv.
+func siteConfig(t testing.TB, srv *nbtest.Server, neutron, extra string) string {
 	t.Helper()
 	dir := t.TempDir()
 	token := filepath.Join(dir, "token")
-	if err := os.WriteFile(token, []byte(nautobottest.DefaultToken), 0o600); err != nil {
+	if err := os.WriteFile(token, []byte(srv.Token()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfg := fmt.Sprintf(`spec: {name: deploy, paths: [%q]}
@@ -112,10 +114,11 @@ sites:
 	return path
 }
 
-// vlansOf lists "group/vid" of the VLANs the emulator holds for owner.
-func vlansOf(srv *nautobottest.Server, owner string) []string {
+// vlansOf lists the vids of the VLANs srv holds for owner.
+func vlansOf(t testing.TB, srv *nbtest.Server, owner string) []string {
+	t.Helper()
 	var out []string
-	for _, v := range srv.Objects("ipam.vlan") {
+	for _, v := range srv.Objects(t, "ipam.vlan") {
 		cf, _ := v["custom_fields"].(map[string]any)
 		if cf["ipsync_owner"] != owner {
 			continue
@@ -124,15 +127,6 @@ func vlansOf(srv *nautobottest.Server, owner string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func seededEmulator(t testing.TB) *nautobottest.Server {
-	srv := nautobottest.NewServer()
-	t.Cleanup(srv.Close)
-	if err := srv.Seed(demoSeed); err != nil {
-		t.Fatal(err)
-	}
-	return srv
 }
 
 func mustRun(t testing.TB, args ...string) string {
@@ -149,11 +143,27 @@ func mustRun(t testing.TB, args ...string) string {
 // owner-scoped deletes after a network is removed from Neutron.
 func TestSiteSyncAgainstRealNeutron(t *testing.T) {
 	base := neutronURL(t)
-	srv := seededEmulator(t)
+	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) { siteSync(t, srv, base) })
+}
+
+func siteSync(t *testing.T, srv *nbtest.Server, base string) {
 	cfg := siteConfig(t, srv, base, "")
 	mustRun(t, "bootstrap", "--config", cfg, "--commit")
 	mustRun(t, "apply", "--config", cfg, "--commit")
-	static := len(vlansOf(srv, "static:deploy"))
+	static := len(vlansOf(t, srv, "static:deploy"))
+	if static == 0 {
+		t.Fatal("apply of the examples wrote no VLANs")
+	}
+	// The examples round-trip: a plan right after the apply has nothing to
+	// do and an apply writes nothing.
+	srv.ResetCounts()
+	if out := mustRun(t, "plan", "--config", cfg); !strings.Contains(out, "No changes") {
+		t.Errorf("plan after applying the examples is not empty:\n%s", out)
+	}
+	mustRun(t, "apply", "--config", cfg, "--commit")
+	if n := srv.Requests("POST", "/api/") + srv.Requests("PATCH", "/api/") + srv.Requests("DELETE", "/api/"); n != 0 {
+		t.Errorf("second apply of the examples sent %d writes, want 0", n)
+	}
 
 	id := routedNetwork(t, base, fmt.Sprintf("e2e-%d", time.Now().UnixNano()%100000), 170, 171, "172.30.12.0/24", "172.30.13.0/24")
 	out := mustRun(t, "plan", "--config", cfg, "--site", "a11")
@@ -161,7 +171,7 @@ func TestSiteSyncAgainstRealNeutron(t *testing.T) {
 		t.Fatalf("site plan lacks one VLAN per segment of the routed network:\n%s", out)
 	}
 	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
-	if got := vlansOf(srv, "neutron:a11"); !slices.Contains(got, "170") || !slices.Contains(got, "171") {
+	if got := vlansOf(t, srv, "neutron:a11"); !slices.Contains(got, "170") || !slices.Contains(got, "171") {
 		t.Fatalf("after apply, site VLANs = %v", got)
 	}
 	srv.ResetCounts()
@@ -174,10 +184,10 @@ func TestSiteSyncAgainstRealNeutron(t *testing.T) {
 
 	deleteNetwork(base, id)
 	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit", "--allow-mass-delete")
-	if got := vlansOf(srv, "neutron:a11"); slices.Contains(got, "170") || slices.Contains(got, "171") {
+	if got := vlansOf(t, srv, "neutron:a11"); slices.Contains(got, "170") || slices.Contains(got, "171") {
 		t.Errorf("after the network was deleted in Neutron, site VLANs = %v", got)
 	}
-	if got := len(vlansOf(srv, "static:deploy")); got != static {
+	if got := len(vlansOf(t, srv, "static:deploy")); got != static {
 		t.Errorf("the site's deletes touched static VLANs: %d -> %d", static, got)
 	}
 }
@@ -191,7 +201,10 @@ func TestAgentFollowsNotifications(t *testing.T) {
 	if amqp == "" || os.Getenv("IPSYNC_NEUTRON_NOTIFIES") == "" {
 		t.Skip("set IPSYNC_RABBITMQ_URL and IPSYNC_NEUTRON_NOTIFIES=1 (a Neutron started with NEUTRON_NOTIFY_URL) to run")
 	}
-	srv := seededEmulator(t)
+	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) { agentFollows(t, srv, base, amqp) })
+}
+
+func agentFollows(t *testing.T, srv *nbtest.Server, base, amqp string) {
 	queue := fmt.Sprintf("ipsync-e2e-%d", time.Now().UnixNano())
 	cfg := siteConfig(t, srv, base, fmt.Sprintf(`policy: {max_delete_min: 50}
 agent:
@@ -226,12 +239,12 @@ agent:
 
 	id := routedNetwork(t, base, fmt.Sprintf("agent-%d", time.Now().UnixNano()%100000), 180, 181, "172.31.12.0/24", "172.31.13.0/24")
 	waitFor("create the routed network's VLANs", func() bool {
-		got := vlansOf(srv, "neutron:a11")
+		got := vlansOf(t, srv, "neutron:a11")
 		return slices.Contains(got, "180") && slices.Contains(got, "181")
 	})
 	deleteNetwork(base, id)
 	waitFor("delete the network's VLANs", func() bool {
-		got := vlansOf(srv, "neutron:a11")
+		got := vlansOf(t, srv, "neutron:a11")
 		return !slices.Contains(got, "180") && !slices.Contains(got, "181")
 	})
 	cancel()
@@ -254,7 +267,10 @@ func TestTwoSitesNeverTouchEachOther(t *testing.T) {
 	if baseB == "" {
 		t.Skip("set IPSYNC_NEUTRON_URL_B to a second Neutron (NEUTRON_PORT=9697 scripts/neutron-up.sh start) to run")
 	}
-	srv := seededEmulator(t)
+	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) { twoSites(t, srv, baseA, baseB) })
+}
+
+func twoSites(t *testing.T, srv *nbtest.Server, baseA, baseB string) {
 	cfg := siteConfig(t, srv, baseA, fmt.Sprintf(`  - name: b22
     namespace: b22
     neutron: {auth: noauth, endpoint: %q}
@@ -266,16 +282,16 @@ func TestTwoSitesNeverTouchEachOther(t *testing.T) {
 	idB := routedNetworkOn(t, baseB, name, "b22-1-network", "b22-2-network", 260, 261, "172.27.1.0/24", "172.27.2.0/24")
 	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
 	mustRun(t, "apply", "--config", cfg, "--site", "b22", "--commit")
-	if got := vlansOf(srv, "neutron:a11"); !slices.Contains(got, "175") || !slices.Contains(got, "176") {
+	if got := vlansOf(t, srv, "neutron:a11"); !slices.Contains(got, "175") || !slices.Contains(got, "176") {
 		t.Fatalf("site a11 VLANs = %v, want 175 and 176", got)
 	}
-	if got := vlansOf(srv, "neutron:b22"); !slices.Contains(got, "260") || !slices.Contains(got, "261") {
+	if got := vlansOf(t, srv, "neutron:b22"); !slices.Contains(got, "260") || !slices.Contains(got, "261") {
 		t.Fatalf("site b22 VLANs = %v, want 260 and 261", got)
 	}
 	stamp := func(owner string) map[string]any {
 		out := map[string]any{}
 		for _, kind := range []string{"ipam.vlan", "ipam.prefix", "ipam.ipaddress"} {
-			for _, o := range srv.Objects(kind) {
+			for _, o := range srv.Objects(t, kind) {
 				if cf, _ := o["custom_fields"].(map[string]any); cf["ipsync_owner"] == owner {
 					out[fmt.Sprint(o["id"])] = o["last_updated"]
 				}
@@ -288,7 +304,7 @@ func TestTwoSitesNeverTouchEachOther(t *testing.T) {
 	// Site b22 loses its network; syncing b22 must not touch a11's objects.
 	deleteNetwork(baseB, idB)
 	mustRun(t, "apply", "--config", cfg, "--site", "b22", "--commit", "--allow-mass-delete")
-	if got := vlansOf(srv, "neutron:b22"); slices.Contains(got, "260") || slices.Contains(got, "261") {
+	if got := vlansOf(t, srv, "neutron:b22"); slices.Contains(got, "260") || slices.Contains(got, "261") {
 		t.Errorf("site b22 kept the VLANs of its deleted network: %v", got)
 	}
 	afterA := stamp("neutron:a11")
@@ -369,25 +385,26 @@ func httpGet(url string) (int, string) {
 // (readyz, metrics, status page) and deletes nothing.
 func TestAgentFaults(t *testing.T) {
 	base := neutronURL(t)
-	srv := seededEmulator(t)
+	// Faults are injected: the emulator alone.
+	srv := nbtest.Emulator(t)
 	cfg := siteConfig(t, srv, base, "")
 	mustRun(t, "bootstrap", "--config", cfg, "--commit")
 	mustRun(t, "apply", "--config", cfg, "--commit")
 	routedNetwork(t, base, fmt.Sprintf("faults-%d", time.Now().UnixNano()%100000), 185, 186, "172.26.12.0/24", "172.26.13.0/24")
 
 	// Bursts of 503 on creates and 429 on reads while the site syncs.
-	srv.Inject(nautobottest.Fault{Method: "POST", PathPrefix: "/api/ipam/", Status: 503, Times: 3})
-	srv.Inject(nautobottest.Fault{Method: "GET", PathPrefix: "/api/ipam/vlans/", Status: 429, RetryAfter: 1, Times: 2})
+	srv.Emulator().Inject(nautobottest.Fault{Method: "POST", PathPrefix: "/api/ipam/", Status: 503, Times: 3})
+	srv.Emulator().Inject(nautobottest.Fault{Method: "GET", PathPrefix: "/api/ipam/vlans/", Status: 429, RetryAfter: 1, Times: 2})
 	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
-	srv.ClearFaults()
+	srv.Emulator().ClearFaults()
 	count := map[string]int{}
-	for _, v := range srv.Objects("ipam.vlan") {
+	for _, v := range srv.Objects(t, "ipam.vlan") {
 		count[fmt.Sprint(v["vid"])]++
 	}
 	if count["185"] != 1 || count["186"] != 1 {
 		t.Errorf("after 5xx/429 bursts VLAN 185 x%d, 186 x%d; want each exactly once", count["185"], count["186"])
 	}
-	owned := len(vlansOf(srv, "neutron:a11"))
+	owned := len(vlansOf(t, srv, "neutron:a11"))
 
 	// The same site against a Neutron nobody answers for.
 	addr := freeAddr(t)
@@ -415,7 +432,7 @@ func TestAgentFaults(t *testing.T) {
 	if _, page := httpGet("http://" + addr + "/"); !strings.Contains(page, "neutron") || strings.Contains(page, "<script") {
 		t.Errorf("status page does not show the neutron condition")
 	}
-	if got := len(vlansOf(srv, "neutron:a11")); got != owned {
+	if got := len(vlansOf(t, srv, "neutron:a11")); got != owned {
 		t.Errorf("with Neutron unreachable the site's VLANs went from %d to %d", owned, got)
 	}
 	cancel()
@@ -429,7 +446,8 @@ func TestAgentFaults(t *testing.T) {
 // changes nothing.
 func TestSegmentRangesToNeutron(t *testing.T) {
 	base := neutronURL(t)
-	srv := seededEmulator(t)
+	// Only Neutron is written; Nautobot is the emulator's.
+	srv := nbtest.Emulator(t)
 	cfg := siteConfig(t, srv, base, "")
 	raw, _ := os.ReadFile(cfg)
 	_ = os.WriteFile(cfg, []byte(strings.Replace(string(raw), "    namespace: a11\n", "    namespace: a11\n    segment_ranges: true\n", 1)), 0o600)

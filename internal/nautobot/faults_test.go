@@ -47,7 +47,7 @@ func TestListFaults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, func(c *Config) { c.PageSize = 10 }, false)
 			seedVLANs(t, e, "g", 25)
-			e.srv.Inject(tt.fault)
+			e.srv.Emulator().Inject(tt.fault)
 			got, err := e.c.List(context.Background(), Scope{Kinds: []resource.Kind{resource.KindVLAN}})
 			switch {
 			case tt.wantErr == "" && err != nil:
@@ -74,7 +74,7 @@ func TestListFaults(t *testing.T) {
 func TestBackoffGrows(t *testing.T) {
 	e := newEnv(t, nil, false)
 	e.c.jitter = func() float64 { return 1 }
-	e.srv.Inject(nautobottest.Fault{PathPrefix: "/api/ipam/vlans/", Times: 4, Status: 500})
+	e.srv.Emulator().Inject(nautobottest.Fault{PathPrefix: "/api/ipam/vlans/", Times: 4, Status: 500})
 	if _, err := e.c.List(context.Background(), Scope{Kinds: []resource.Kind{resource.KindVLAN}}); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestBackoffGrows(t *testing.T) {
 
 func TestAttemptTimeoutIsRetried(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.Timeout = 50 * time.Millisecond }, false)
-	e.srv.Inject(nautobottest.Fault{PathPrefix: "/api/ipam/vlans/", Times: 1, Latency: 2 * time.Second})
+	e.srv.Emulator().Inject(nautobottest.Fault{PathPrefix: "/api/ipam/vlans/", Times: 1, Latency: 2 * time.Second})
 	if _, err := e.c.List(context.Background(), Scope{Kinds: []resource.Kind{resource.KindVLAN}}); err != nil {
 		t.Fatalf("List after one slow answer: %v", err)
 	}
@@ -106,12 +106,12 @@ func TestResetDuringBulkCreate(t *testing.T) {
 			for i := range 300 {
 				objs = append(objs, &resource.VLAN{M: meta(), Group: "g", VID: uint16(i + 1), Name: fmt.Sprintf("v%d", i+1), Status: "Active"})
 			}
-			e.srv.Inject(nautobottest.Fault{Method: "POST", PathPrefix: "/api/ipam/vlans/", Times: 1, Reset: reset})
+			e.srv.Emulator().Inject(nautobottest.Fault{Method: "POST", PathPrefix: "/api/ipam/vlans/", Times: 1, Reset: reset})
 			res, err := e.c.Apply(context.Background(), creates(objs...))
 			if err != nil {
 				t.Fatalf("Apply: %v", err)
 			}
-			if n := e.srv.Count("ipam.vlan"); n != 300 {
+			if n := e.srv.Count(t, "ipam.vlan"); n != 300 {
 				t.Errorf("%d VLANs stored, want 300", n)
 			}
 			if got := res.Counts[resource.KindVLAN]; got[plan.Create] != 300 {
@@ -127,7 +127,7 @@ func TestResetDuringBulkCreate(t *testing.T) {
 func TestNoPartialListWhenAKindFails(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.MaxRetries = 1 }, false)
 	seedVLANs(t, e, "g", 3)
-	e.srv.Inject(nautobottest.Fault{PathPrefix: "/api/ipam/ip-addresses/", Status: 500})
+	e.srv.Emulator().Inject(nautobottest.Fault{PathPrefix: "/api/ipam/ip-addresses/", Status: 500})
 	got, err := e.c.List(context.Background(), Scope{})
 	if err == nil || got != nil {
 		t.Fatalf("List with a failing kind = %d objects, %v; want nil and an error", len(got), err)

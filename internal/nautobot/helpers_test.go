@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -43,7 +44,7 @@ func (c *fakeClock) waits() []time.Duration {
 const owner = resource.Owner("static:deploy")
 
 type env struct {
-	srv   *nautobottest.Server
+	srv   *nbtest.Server
 	c     *Client
 	clock *fakeClock
 }
@@ -52,13 +53,13 @@ type env struct {
 // client config. The marker is bootstrapped unless noBootstrap.
 func newEnv(t *testing.T, edit func(*Config), noBootstrap bool, opts ...nautobottest.Option) *env {
 	t.Helper()
-	srv := nautobottest.NewServer(opts...)
-	t.Cleanup(srv.Close)
-	if err := srv.Seed(nautobottest.SeedData{Locations: []string{"a11", "a12"}, Roles: []string{"tenant-net"},
-		Tenants: []string{"acme"}, Tags: []string{"blue", "red"}}); err != nil {
-		t.Fatal(err)
-	}
-	cfg := Config{URL: srv.URL(), Token: nautobottest.DefaultToken}
+	return newEnvOn(t, nbtest.Emulator(t, opts...), edit, noBootstrap)
+}
+
+// newEnvOn is newEnv against srv, the emulator or a real server.
+func newEnvOn(t *testing.T, srv *nbtest.Server, edit func(*Config), noBootstrap bool) *env {
+	t.Helper()
+	cfg := Config{URL: srv.URL(), Token: srv.Token()}
 	if edit != nil {
 		edit(&cfg)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -36,8 +37,10 @@ func desiredSet(t *testing.T) []resource.Object {
 
 // TestApplyThenListRoundTrips writes every kind through Apply and reads
 // it back: the planner must then find nothing to do.
-func TestApplyThenListRoundTrips(t *testing.T) {
-	e := newEnv(t, nil, false)
+func TestApplyThenListRoundTrips(t *testing.T) { nbtest.Each(t, applyThenListRoundTrips) }
+
+func applyThenListRoundTrips(t *testing.T, srv *nbtest.Server) {
+	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	desired := desiredSet(t)
 	res, err := e.c.Apply(ctx, creates(desired...))
@@ -56,22 +59,22 @@ func TestApplyThenListRoundTrips(t *testing.T) {
 		t.Errorf("plan after apply has %d changes, want none: %+v", len(p.Changes), p.Changes)
 	}
 	// The second location went in through an assignment.
-	if n := e.srv.Count("ipam.prefixlocationassignment"); n != 3 {
+	if n := e.srv.Count(t, "ipam.prefixlocationassignment"); n != 3 {
 		t.Errorf("%d prefix location assignments, want 3", n)
 	}
 }
 
-func TestUpdateAdoptDelete(t *testing.T) {
-	e := newEnv(t, nil, false)
+func TestUpdateAdoptDelete(t *testing.T) { nbtest.Each(t, updateAdoptDelete) }
+
+func updateAdoptDelete(t *testing.T, srv *nbtest.Server) {
+	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	desired := desiredSet(t)
 	if _, err := e.c.Apply(ctx, creates(desired...)); err != nil {
 		t.Fatal(err)
 	}
 	// Someone else's namespace, unmarked, that the owner adopts.
-	if err := e.srv.Seed(nautobottest.SeedData{Namespaces: []string{"handmade"}}); err != nil {
-		t.Fatal(err)
-	}
+	e.srv.Seed(t, nautobottest.SeedData{Namespaces: []string{"handmade"}})
 	current, err := e.c.List(ctx, Scope{})
 	if err != nil {
 		t.Fatal(err)
@@ -139,8 +142,10 @@ func slicesDelete(objs []resource.Object, k resource.Key) []resource.Object {
 	return out
 }
 
-func TestWritesPerKindAreBatched(t *testing.T) {
-	e := newEnv(t, func(c *Config) { c.BatchSize = 100 }, false)
+func TestWritesPerKindAreBatched(t *testing.T) { nbtest.Each(t, writesPerKindAreBatched) }
+
+func writesPerKindAreBatched(t *testing.T, srv *nbtest.Server) {
+	e := newEnvOn(t, srv, func(c *Config) { c.BatchSize = 100 }, false)
 	// Groups and their VLANs interleaved, as a caller might list them:
 	// still one request for the groups.
 	var objs []resource.Object

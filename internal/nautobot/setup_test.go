@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -16,45 +17,53 @@ import (
 func TestBootstrapIsIdempotent(t *testing.T) {
 	tests := []struct {
 		name    string
-		opts    []nautobottest.Option
+		servers func(*testing.T, func(*testing.T, *nbtest.Server))
 		wantCTs int // content types of the owner field
 	}{
-		{"with the bgp plugin", nil, 6},
-		{"without it", []nautobottest.Option{nautobottest.WithoutBGP()}, 5},
+		{"with the bgp plugin", nbtest.Each, 6},
+		{"without it", func(t *testing.T, fn func(*testing.T, *nbtest.Server)) {
+			fn(t, nbtest.Emulator(t, nautobottest.WithoutBGP()))
+		}, 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, nil, true, tt.opts...)
-			ctx := context.Background()
-			want := []string{`tag "managed-by-ipsync"`, `custom field "ipsync_owner"`, `custom field "vni"`}
-			if got, err := e.c.BootstrapPlan(ctx); err != nil || !slices.Equal(got, want) {
-				t.Fatalf("BootstrapPlan = %q, %v; want %q", got, err, want)
-			}
-			if n := e.srv.Requests("POST", "/"); n != 0 {
-				t.Fatalf("BootstrapPlan wrote %d times", n)
-			}
-			got, err := e.c.Bootstrap(ctx)
-			if err != nil || !slices.Equal(got, want) {
-				t.Fatalf("first Bootstrap = %q, %v; want %q", got, err, want)
-			}
-			e.srv.ResetCounts()
-			if got, err := e.c.Bootstrap(ctx); err != nil || len(got) != 0 {
-				t.Errorf("second Bootstrap = %q, %v; want nothing done", got, err)
-			}
-			if n := e.srv.Requests("POST", "/") + e.srv.Requests("PATCH", "/"); n != 0 {
-				t.Errorf("second Bootstrap wrote %d times", n)
-			}
-			for _, cf := range e.srv.Objects("extras.customfield") {
-				if cf["key"] == "ipsync_owner" && len(cf["content_types"].([]any)) != tt.wantCTs {
-					t.Errorf("owner field content types = %v, want %d", cf["content_types"], tt.wantCTs)
+			tt.servers(t, func(t *testing.T, srv *nbtest.Server) {
+				e := newEnvOn(t, srv, nil, true)
+				ctx := context.Background()
+				want := []string{`tag "managed-by-ipsync"`, `custom field "ipsync_owner"`, `custom field "vni"`}
+				if got, err := e.c.BootstrapPlan(ctx); err != nil || !slices.Equal(got, want) {
+					t.Fatalf("BootstrapPlan = %q, %v; want %q", got, err, want)
 				}
-			}
+				if n := e.srv.Requests("POST", "/"); n != 0 {
+					t.Fatalf("BootstrapPlan wrote %d times", n)
+				}
+				got, err := e.c.Bootstrap(ctx)
+				if err != nil || !slices.Equal(got, want) {
+					t.Fatalf("first Bootstrap = %q, %v; want %q", got, err, want)
+				}
+				e.srv.ResetCounts()
+				if got, err := e.c.Bootstrap(ctx); err != nil || len(got) != 0 {
+					t.Errorf("second Bootstrap = %q, %v; want nothing done", got, err)
+				}
+				if n := e.srv.Requests("POST", "/") + e.srv.Requests("PATCH", "/"); n != 0 {
+					t.Errorf("second Bootstrap wrote %d times", n)
+				}
+				for _, cf := range e.srv.Objects(t, "extras.customfield") {
+					if cf["key"] == "ipsync_owner" && len(cf["content_types"].([]any)) != tt.wantCTs {
+						t.Errorf("owner field content types = %v, want %d", cf["content_types"], tt.wantCTs)
+					}
+				}
+			})
 		})
 	}
 }
 
 func TestBootstrapAddsMissingContentTypes(t *testing.T) {
-	e := newEnv(t, nil, true)
+	nbtest.Each(t, bootstrapAddsMissingContentTypes)
+}
+
+func bootstrapAddsMissingContentTypes(t *testing.T, srv *nbtest.Server) {
+	e := newEnvOn(t, srv, nil, true)
 	if err := e.c.write(context.Background(), &tally{}, "POST", pathTags, map[string]any{"name": "managed-by-ipsync", "content_types": []string{"ipam.vlan"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -65,22 +74,24 @@ func TestBootstrapAddsMissingContentTypes(t *testing.T) {
 	}
 }
 
-func TestApplyRefusesWithoutMarker(t *testing.T) {
-	e := newEnv(t, nil, true)
+func TestApplyRefusesWithoutMarker(t *testing.T) { nbtest.Each(t, applyRefusesWithoutMarker) }
+
+func applyRefusesWithoutMarker(t *testing.T, srv *nbtest.Server) {
+	e := newEnvOn(t, srv, nil, true)
 	res, err := e.c.Apply(context.Background(), creates(&resource.Namespace{M: meta(), Name: "n"}))
 	if err == nil || !strings.Contains(err.Error(), "run ipsync bootstrap") {
 		t.Errorf("Apply before bootstrap: %v, want a refusal naming bootstrap", err)
 	}
-	if res.Writes != 0 || e.srv.Count("ipam.namespace") != 1 {
+	if res.Writes != 0 || e.srv.Count(t, "ipam.namespace") != 1 {
 		t.Errorf("Apply before bootstrap wrote %d requests", res.Writes)
 	}
 }
 
-func TestNames(t *testing.T) {
-	e := newEnv(t, nil, false)
-	if err := e.srv.Seed(nautobottest.SeedData{Statuses: []string{"Staged"}}); err != nil {
-		t.Fatal(err)
-	}
+func TestNames(t *testing.T) { nbtest.Each(t, names) }
+
+func names(t *testing.T, srv *nbtest.Server) {
+	e := newEnvOn(t, srv, nil, false)
+	e.srv.Seed(t, nautobottest.SeedData{Statuses: []string{"Staged"}})
 	names, err := e.c.Names(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -95,8 +106,10 @@ func TestNames(t *testing.T) {
 	}
 }
 
-func TestScope(t *testing.T) {
-	e := newEnv(t, nil, false)
+func TestScope(t *testing.T) { nbtest.Each(t, scope) }
+
+func scope(t *testing.T, srv *nbtest.Server) {
+	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	objs := []resource.Object{
 		&resource.Namespace{M: meta(), Name: "a"}, &resource.Namespace{M: meta(), Name: "b", Location: "a12"},
@@ -158,14 +171,16 @@ func TestScope(t *testing.T) {
 	}
 }
 
-func TestUnmarkedObjectsHaveNoOwner(t *testing.T) {
-	e := newEnv(t, nil, false)
+func TestUnmarkedObjectsHaveNoOwner(t *testing.T) { nbtest.Each(t, unmarkedObjectsHaveNoOwner) }
+
+func unmarkedObjectsHaveNoOwner(t *testing.T, srv *nbtest.Server) {
+	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	if _, err := e.c.Apply(ctx, creates(&resource.Namespace{M: meta(), Name: "n"})); err != nil {
 		t.Fatal(err)
 	}
 	// Someone strips the tag by hand; the custom field alone is no marker.
-	id := e.srv.Objects("ipam.namespace")[1]["id"].(string)
+	id := e.srv.Objects(t, "ipam.namespace")[1]["id"].(string)
 	cur, _ := e.c.List(ctx, Scope{Kinds: []resource.Kind{resource.KindNamespace}})
 	ns := byKey(cur)[resource.Key{Kind: resource.KindNamespace, Name: "n"}]
 	if ns.Meta().ID != id {
@@ -184,7 +199,7 @@ func TestUnmarkedObjectsHaveNoOwner(t *testing.T) {
 
 func stripTags(t *testing.T, e *env, id string) {
 	t.Helper()
-	c, err := New(Config{URL: e.srv.URL(), Token: nautobottest.DefaultToken}, nil, WithHTTPClient(e.srv.Client()))
+	c, err := New(Config{URL: e.srv.URL(), Token: e.srv.Token()}, nil, WithHTTPClient(e.srv.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -13,8 +14,10 @@ import (
 // TestBadObjectIsIsolated sends 250 objects of which one is refused: the
 // 249 others are written, and the error names the bad one and
 // Nautobot's message.
-func TestBadObjectIsIsolated(t *testing.T) {
-	e := newEnv(t, nil, false)
+func TestBadObjectIsIsolated(t *testing.T) { nbtest.Each(t, badObjectIsIsolated) }
+
+func badObjectIsIsolated(t *testing.T, srv *nbtest.Server) {
+	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	rng, _ := resource.ParseVIDRanges("1-300")
 	if _, err := e.c.Apply(ctx, creates(&resource.VLANGroup{M: meta(), Name: "g", Range: rng})); err != nil {
@@ -35,7 +38,7 @@ func TestBadObjectIsIsolated(t *testing.T) {
 	if err == nil {
 		t.Fatal("Apply with a bad VLAN succeeded")
 	}
-	if n := e.srv.Count("ipam.vlan"); n != 249 {
+	if n := e.srv.Count(t, "ipam.vlan"); n != 249 {
 		t.Errorf("%d VLANs stored, want 249", n)
 	}
 	if len(res.Errors) != 2 {
@@ -59,8 +62,10 @@ func TestBadObjectIsIsolated(t *testing.T) {
 
 // TestBadUpdateIsolatedByBisection: a bulk update's 400 names no object,
 // so the batch is halved until the bad one stands alone.
-func TestBadUpdateIsolatedByBisection(t *testing.T) {
-	e := newEnv(t, nil, false)
+func TestBadUpdateIsolatedByBisection(t *testing.T) { nbtest.Each(t, badUpdateIsolatedByBisection) }
+
+func badUpdateIsolatedByBisection(t *testing.T, srv *nbtest.Server) {
+	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	seedVLANs(t, e, "g", 250)
 	current, err := e.c.List(ctx, Scope{Kinds: []resource.Kind{resource.KindVLAN}})
@@ -92,8 +97,10 @@ func TestBadUpdateIsolatedByBisection(t *testing.T) {
 	}
 }
 
-func TestUpdateOfDeletedObject(t *testing.T) {
-	e := newEnv(t, nil, false)
+func TestUpdateOfDeletedObject(t *testing.T) { nbtest.Each(t, updateOfDeletedObject) }
+
+func updateOfDeletedObject(t *testing.T, srv *nbtest.Server) {
+	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	seedVLANs(t, e, "g", 2)
 	current, _ := e.c.List(ctx, Scope{Kinds: []resource.Kind{resource.KindVLAN}})
@@ -113,8 +120,10 @@ func TestUpdateOfDeletedObject(t *testing.T) {
 	}
 }
 
-func TestDeleteInUseIsRefused(t *testing.T) {
-	e := newEnv(t, nil, false)
+func TestDeleteInUseIsRefused(t *testing.T) { nbtest.Each(t, deleteInUseIsRefused) }
+
+func deleteInUseIsRefused(t *testing.T, srv *nbtest.Server) {
+	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	seedVLANs(t, e, "g", 1)
 	current, _ := e.c.List(ctx, Scope{Kinds: []resource.Kind{resource.KindVLANGroup}})
@@ -124,8 +133,10 @@ func TestDeleteInUseIsRefused(t *testing.T) {
 	}
 }
 
-func TestReferenceToUnknownStatus(t *testing.T) {
-	e := newEnv(t, nil, false)
+func TestReferenceToUnknownStatus(t *testing.T) { nbtest.Each(t, referenceToUnknownStatus) }
+
+func referenceToUnknownStatus(t *testing.T, srv *nbtest.Server) {
+	e := newEnvOn(t, srv, nil, false)
 	res, err := e.c.Apply(context.Background(), creates(&resource.Namespace{M: meta(), Name: "n"},
 		&resource.Prefix{M: meta(), Namespace: "n", Prefix: pfx("10.0.0.0/24"), Status: "Bogus"}))
 	if err == nil || len(res.Errors) != 1 {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/nautobot"
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 )
 
 type clock struct {
@@ -23,10 +23,10 @@ func (c *clock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func TestOneHolderAtATime(t *testing.T) {
+func TestOneHolderAtATime(t *testing.T) { nbtest.Each(t, oneHolderAtATime) }
+
+func oneHolderAtATime(t *testing.T, srv *nbtest.Server) {
 	ctx := context.Background()
-	srv := nautobottest.NewServer(nautobottest.WithToken("t"))
-	defer srv.Close()
 	clk := &clock{t: time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)}
 	mk := func(holder string) *Lease {
 		return New(client(t, srv), Config{Name: "neutron:a11", Holder: holder, TTL: time.Minute, Now: clk.Now})
@@ -69,9 +69,11 @@ func TestOneHolderAtATime(t *testing.T) {
 }
 
 func TestConcurrentContendersGetOneWinner(t *testing.T) {
+	nbtest.Each(t, concurrentContendersGetOneWinner)
+}
+
+func concurrentContendersGetOneWinner(t *testing.T, srv *nbtest.Server) {
 	ctx := context.Background()
-	srv := nautobottest.NewServer(nautobottest.WithToken("t"))
-	defer srv.Close()
 	var wg sync.WaitGroup
 	wins := make(chan string, 8)
 	for i := range 8 {
@@ -93,9 +95,9 @@ func TestConcurrentContendersGetOneWinner(t *testing.T) {
 	}
 }
 
-func client(t *testing.T, srv *nautobottest.Server) *nautobot.Client {
+func client(t *testing.T, srv *nbtest.Server) *nautobot.Client {
 	t.Helper()
-	c, err := nautobot.New(nautobot.Config{URL: srv.URL(), Token: "t"}, slog.New(slog.DiscardHandler), nautobot.WithHTTPClient(srv.Client()))
+	c, err := nautobot.New(nautobot.Config{URL: srv.URL(), Token: srv.Token()}, slog.New(slog.DiscardHandler), nautobot.WithHTTPClient(srv.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}

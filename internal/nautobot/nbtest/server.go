@@ -1,0 +1,201 @@
+// Package nbtest gives tests the Nautobot they run against: the in-repo
+// emulator, and every real server the environment names, behind one type,
+// so that one test body proves a behaviour on each.
+//
+//	IPSYNC_NAUTOBOT_URL, IPSYNC_NAUTOBOT_TOKEN          a Nautobot 3.x
+//	IPSYNC_NAUTOBOT_LTM_URL, IPSYNC_NAUTOBOT_LTM_TOKEN  a Nautobot 2.4 LTM
+//
+// (scripts/nautobot-up.sh start prints the URL; `token` prints the token.)
+// A real server is emptied of everything ipsync or a test may have made
+// before and after each test, keeping the data the script seeds, so tests
+// never see each other's leftovers. Tests that inject faults use the
+// emulator alone.
+package nbtest
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+)
+
+// Seed is what the tests refer to and Nautobot owns. A real server has it
+// from scripts/nautobot-up.sh; the emulator is given the same.
+var Seed = nautobottest.SeedData{
+	Locations: []string{"DC-A11", "DC-B22", "a11", "a12"},
+	Roles:     []string{"provisioning", "storage", "oob", "loopback", "tenant-net"},
+	Tenants:   []string{"platform", "netops", "acme"},
+	Tags:      []string{"routed", "pxe", "blue", "red"},
+}
+
+// Server is one Nautobot a test runs against.
+type Server struct {
+	// Name is "emulator" or "nautobot-<version>", the subtest's name.
+	Name  string
+	url   string
+	token string
+	http  *http.Client
+	emu   *nautobottest.Server // nil for a real server
+	real  *real
+}
+
+// URL is where ipsync should talk to the server. For a real server it is
+// a counting proxy in front of it, so that tests can count requests.
+func (s *Server) URL() string { return s.url }
+
+// Token is an API token with every permission.
+func (s *Server) Token() string { return s.token }
+
+// Client is the HTTP client that trusts the server.
+func (s *Server) Client() *http.Client { return s.http }
+
+// Real reports whether this is a real Nautobot.
+func (s *Server) Real() bool { return s.emu == nil }
+
+// Emulator is the emulator behind s, or nil for a real server.
+func (s *Server) Emulator() *nautobottest.Server { return s.emu }
+
+// Requests counts the requests sent with method ("" for any) whose path
+// starts with pathPrefix since the last ResetCounts.
+func (s *Server) Requests(method, pathPrefix string) int {
+	if s.emu != nil {
+		return s.emu.Requests(method, pathPrefix)
+	}
+	return s.real.counts.requests(method, pathPrefix)
+}
+
+// ResetCounts forgets the requests counted so far.
+func (s *Server) ResetCounts() {
+	if s.emu != nil {
+		s.emu.ResetCounts()
+		return
+	}
+	s.real.counts.reset()
+}
+
+// Objects returns every object of a kind, named by object type
+// ("ipam.vlan"), as the API renders it at depth 0 with many-to-many
+// fields included.
+func (s *Server) Objects(t testing.TB, kind string) []map[string]any {
+	t.Helper()
+	if s.emu != nil {
+		return s.emu.Objects(kind)
+	}
+	got, err := s.real.objects(kind)
+	if err != nil {
+		t.Fatalf("%s: read %s: %v", s.Name, kind, err)
+	}
+	return got
+}
+
+// Count is how many objects of a kind the server holds.
+func (s *Server) Count(t testing.TB, kind string) int {
+	t.Helper()
+	return len(s.Objects(t, kind))
+}
+
+// Seed creates what d lists that is missing.
+func (s *Server) Seed(t testing.TB, d nautobottest.SeedData) {
+	t.Helper()
+	var err error
+	if s.emu != nil {
+		err = s.emu.Seed(d)
+	} else {
+		err = s.real.seed(d)
+	}
+	if err != nil {
+		t.Fatalf("%s: seed: %v", s.Name, err)
+	}
+}
+
+// Call sends one request as a person or another tool would, outside
+// ipsync, and fails the test unless the answer is 2xx. out, if not nil,
+// receives the decoded answer.
+func (s *Server) Call(t testing.TB, method, path string, body any, out any) {
+	t.Helper()
+	status, raw, err := call(s.http, s.url, s.token, method, path, body)
+	if err != nil || status >= 300 {
+		t.Fatalf("%s: %s %s: %d %v %s", s.Name, method, path, status, err, raw)
+	}
+	if out != nil {
+		if err := decode(raw, out); err != nil {
+			t.Fatalf("%s: %s %s: %v", s.Name, method, path, err)
+		}
+	}
+}
+
+// Emulator starts a seeded emulator for t.
+func Emulator(t testing.TB, opts ...nautobottest.Option) *Server {
+	t.Helper()
+	emu := nautobottest.NewServer(opts...)
+	t.Cleanup(emu.Close)
+	if err := emu.Seed(Seed); err != nil {
+		t.Fatal(err)
+	}
+	return &Server{Name: "emulator", url: emu.URL(), token: nautobottest.DefaultToken, http: emu.Client(), emu: emu}
+}
+
+// line is one real server the environment may name.
+type line struct{ urlVar, tokenVar, what string }
+
+var lines = []line{
+	{"IPSYNC_NAUTOBOT_URL", "IPSYNC_NAUTOBOT_TOKEN", "Nautobot 3.x"},
+	{"IPSYNC_NAUTOBOT_LTM_URL", "IPSYNC_NAUTOBOT_LTM_TOKEN", "Nautobot 2.4 LTM"},
+}
+
+// Each runs fn as a subtest against the emulator and then against each
+// real server the environment names; a real server that is not named is a
+// skipped subtest saying how to name it.
+func Each(t *testing.T, fn func(t *testing.T, s *Server)) {
+	t.Helper()
+	t.Run("emulator", func(t *testing.T) { fn(t, Emulator(t)) })
+	EachReal(t, fn)
+}
+
+// EachReal runs fn as a subtest against each real server the environment
+// names, skipping those it does not name.
+func EachReal(t *testing.T, fn func(t *testing.T, s *Server)) {
+	t.Helper()
+	for _, l := range lines {
+		u := strings.TrimRight(os.Getenv(l.urlVar), "/")
+		if u == "" {
+			t.Run(strings.ToLower(strings.ReplaceAll(l.what, " ", "-")), func(t *testing.T) {
+				t.Skipf("set %s and %s to a %s (scripts/nautobot-up.sh start) to run against it", l.urlVar, l.tokenVar, l.what)
+			})
+			continue
+		}
+		s, err := connect(u, os.Getenv(l.tokenVar))
+		if err != nil {
+			t.Fatalf("%s from %s: %v", l.what, l.urlVar, err)
+		}
+		t.Run(s.Name, func(t *testing.T) {
+			s.url = s.real.start(t).URL
+			fn(t, s)
+		})
+	}
+}
+
+// connect checks that the server answers and names it by its version.
+func connect(u, token string) (*Server, error) {
+	if token == "" {
+		return nil, fmt.Errorf("no token")
+	}
+	var st struct {
+		Version string `json:"nautobot-version"`
+	}
+	status, raw, err := call(http.DefaultClient, u, token, http.MethodGet, "/api/status/", nil)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("status %d: %s", status, raw)
+	}
+	if err == nil {
+		err = decode(raw, &st)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("GET /api/status/: %w", err)
+	}
+	r := &real{upstream: u, token: token, counts: &counter{}}
+	return &Server{Name: "nautobot-" + st.Version, token: token, http: http.DefaultClient, real: r}, nil
+}
