@@ -182,6 +182,19 @@ func siteSync(t *testing.T, srv *nbtest.Server, base string) {
 		}
 	}
 
+	// Drift agrees, until someone edits a static VLAN by hand.
+	if items := driftItems(t, cfg); len(items) != 0 {
+		t.Errorf("drift after both applies = %v, want none", items)
+	}
+	for _, v := range srv.Objects(t, "ipam.vlan") {
+		if cf, _ := v["custom_fields"].(map[string]any); cf["ipsync_owner"] == "static:deploy" && fmt.Sprint(v["vid"]) == "100" {
+			srv.Call(t, "PATCH", "/api/ipam/vlans/"+fmt.Sprint(v["id"])+"/", map[string]any{"description": "edited by hand"}, nil)
+		}
+	}
+	if items := driftItems(t, cfg); !slices.Contains(items, "static:deploy different vlan a11-12-network/100") {
+		t.Errorf("drift after a hand edit = %v, want the edited VLAN as different", items)
+	}
+
 	deleteNetwork(base, id)
 	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit", "--allow-mass-delete")
 	if got := vlansOf(t, srv, "neutron:a11"); slices.Contains(got, "170") || slices.Contains(got, "171") {
@@ -316,6 +329,34 @@ func twoSites(t *testing.T, srv *nbtest.Server, baseA, baseB string) {
 			t.Errorf("site b22's apply wrote a11's object %s", id)
 		}
 	}
+}
+
+// driftItems runs `ipsync drift` and lists its items as "owner drift kind key".
+func driftItems(t *testing.T, cfg string) []string {
+	t.Helper()
+	var rep struct {
+		Owners []struct {
+			Owner string `json:"owner"`
+			Error string `json:"error"`
+			Items []struct {
+				Kind, Key, Drift string
+			} `json:"items"`
+		} `json:"owners"`
+	}
+	_, out, errOut := run(t, nil, "drift", "--config", cfg, "--format", "json")
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("drift -o json: %v\n%s\n%s", err, out, errOut)
+	}
+	var items []string
+	for _, o := range rep.Owners {
+		if o.Error != "" {
+			t.Fatalf("drift of %s: %s", o.Owner, o.Error)
+		}
+		for _, it := range o.Items {
+			items = append(items, fmt.Sprintf("%s %s %s %s", o.Owner, it.Drift, it.Kind, it.Key))
+		}
+	}
+	return items
 }
 
 // routedNetworkOn is routedNetwork on any two physical networks.
