@@ -16,8 +16,13 @@ import (
 // bulkSet is 100k objects the way sites have them: 2% VLANs, 10%
 // prefixes (each on a VLAN created in the same run), 88% IP addresses,
 // plus the 10 namespaces and 20 VLAN groups they live in.
-func bulkSet() []resource.Object {
-	const namespaces, groups, vlansPerGroup, prefixes = 10, 20, 100, 10_000
+func bulkSet() []resource.Object { return bulkSetOf(10_000) }
+
+// bulkSetOf is bulkSet with the given number of prefixes (a multiple of
+// 1,000); the other kinds keep their shares.
+func bulkSetOf(prefixes int) []resource.Object {
+	const namespaces, groups = 10, 20
+	vlansPerGroup := prefixes / 100
 	var objs []resource.Object
 	for n := range namespaces {
 		objs = append(objs, &resource.Namespace{M: meta(), Name: fmt.Sprintf("site-%d", n)})
@@ -36,7 +41,7 @@ func bulkSet() []resource.Object {
 		objs = append(objs, &resource.Prefix{M: meta(), Namespace: fmt.Sprintf("site-%d", ns), Prefix: p, Type: resource.PrefixNetwork,
 			Status: "Active", VLAN: resource.VLANKey(fmt.Sprintf("leaf-%02d", i%groups), uint16(100+(i/groups)%vlansPerGroup))})
 		hosts := 9
-		if i >= 8000 {
+		if i >= prefixes*4/5 {
 			hosts = 8
 		}
 		for h := range hosts {

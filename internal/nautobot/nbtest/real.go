@@ -26,7 +26,7 @@ type real struct {
 
 // start gives t a clean server: emptied now and again when t ends, and a
 // fresh proxy whose counts are t's own.
-func (r *real) start(t *testing.T) *httptest.Server {
+func (r *real) start(t testing.TB) *httptest.Server {
 	t.Helper()
 	if err := r.reset(); err != nil {
 		t.Fatalf("clean the server for the test: %v", err)

@@ -127,6 +127,29 @@ func (s *Server) Call(t testing.TB, method, path string, body any, out any) {
 	}
 }
 
+// CallErr is Call for code without a test at hand (benchmark helpers).
+func (s *Server) CallErr(method, path string, body any, out any) error {
+	status, raw, err := call(s.http, s.url, s.token, method, path, body)
+	if err == nil && status >= 300 {
+		err = fmt.Errorf("%s %s: %d %s", method, path, status, raw)
+	}
+	if err == nil && out != nil {
+		err = decode(raw, out)
+	}
+	return err
+}
+
+// Reset empties a real server again, keeping its seed, as between tests.
+func (s *Server) Reset(tb testing.TB) {
+	tb.Helper()
+	if s.real == nil {
+		tb.Fatal("Reset of the emulator: start a new one instead")
+	}
+	if err := s.real.reset(); err != nil {
+		tb.Fatalf("%s: reset: %v", s.Name, err)
+	}
+}
+
 // Emulator starts a seeded emulator for t.
 func Emulator(t testing.TB, opts ...nautobottest.Option) *Server {
 	t.Helper()
@@ -176,6 +199,23 @@ func EachReal(t *testing.T, fn func(t *testing.T, s *Server)) {
 			fn(t, s)
 		})
 	}
+}
+
+// Real3 is the Nautobot 3.x the environment names, cleaned for tb, for
+// benchmarks and tests that need one real server; tb is skipped without it.
+func Real3(tb testing.TB) *Server {
+	tb.Helper()
+	l := lines[0]
+	u := strings.TrimRight(os.Getenv(l.urlVar), "/")
+	if u == "" {
+		tb.Skipf("set %s and %s to a %s (scripts/nautobot-up.sh start) to run", l.urlVar, l.tokenVar, l.what)
+	}
+	s, err := connect(u, os.Getenv(l.tokenVar))
+	if err != nil {
+		tb.Fatalf("%s from %s: %v", l.what, l.urlVar, err)
+	}
+	s.url = s.real.start(tb).URL
+	return s
 }
 
 // connect checks that the server answers and names it by its version.

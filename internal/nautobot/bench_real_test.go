@@ -1,0 +1,189 @@
+package nautobot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/reconcile"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// BenchmarkRealNautobot100k measures ipsync against a real Nautobot 3.x,
+// in one run so that the ratios hold on a noisy machine:
+//
+//   - raw: the same objects posted in the same batches by a minimal client
+//     that reads nothing and plans nothing (ids chosen up front, bodies
+//     written by hand): the limit of Nautobot's bulk API;
+//   - create: ipsync's whole apply (read the empty scope, plan, preflight,
+//     bulk writes) of the same objects;
+//   - noop: a re-plan with nothing to do;
+//   - change: 1% of the objects changed, planned and applied.
+//
+// Needs IPSYNC_NAUTOBOT_BENCH=1 and IPSYNC_NAUTOBOT_URL/_TOKEN;
+// IPSYNC_NAUTOBOT_BENCH_PREFIXES scales the set (default 10000 prefixes:
+// 100,031 objects).
+func BenchmarkRealNautobot100k(b *testing.B) {
+	if os.Getenv("IPSYNC_NAUTOBOT_BENCH") == "" {
+		b.Skip("set IPSYNC_NAUTOBOT_BENCH=1 and IPSYNC_NAUTOBOT_URL/IPSYNC_NAUTOBOT_TOKEN to run")
+	}
+	prefixes := 10_000
+	if v := os.Getenv("IPSYNC_NAUTOBOT_BENCH_PREFIXES"); v != "" {
+		prefixes, _ = strconv.Atoi(v)
+	}
+	srv := nbtest.Real3(b)
+	objs := bulkSetOf(prefixes)
+	ctx := context.Background()
+	newClient := func() *Client {
+		c, err := New(Config{URL: srv.URL(), Token: srv.Token()}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return c
+	}
+	if _, err := newClient().Bootstrap(ctx); err != nil {
+		b.Fatal(err)
+	}
+	policy := plan.DefaultPolicy(owner)
+	policy.MaxDeletePercent = 100
+	step := func(name string, c *Client, desired []resource.Object, wantWritten int) {
+		srv.ResetCounts()
+		start := time.Now()
+		res, err := reconcile.Plan(ctx, desired, c.Target(Scope{Owner: owner}), policy)
+		if err != nil {
+			b.Fatalf("%s: plan: %v", name, err)
+		}
+		if err := res.Preflight(); err != nil {
+			b.Fatalf("%s: preflight: %v", name, err)
+		}
+		planned := time.Since(start)
+		n, err := res.Apply(ctx, c.Target(Scope{Owner: owner}))
+		if err != nil {
+			b.Fatalf("%s: apply: %v", name, err)
+		}
+		d := time.Since(start)
+		if n != wantWritten {
+			b.Fatalf("%s: wrote %d objects, want %d", name, n, wantWritten)
+		}
+		b.ReportMetric(d.Seconds(), name+"-s")
+		b.ReportMetric(planned.Seconds(), name+"-plan-s")
+		b.ReportMetric(float64(srv.Requests("", "/api/")), name+"-requests")
+		if n > 0 {
+			b.ReportMetric(float64(n)/d.Seconds(), name+"-objects/s")
+		}
+	}
+	for b.Loop() {
+		srv.ResetCounts()
+		start := time.Now()
+		if err := rawCreate(srv, objs, 250); err != nil {
+			b.Fatal(err)
+		}
+		raw := time.Since(start)
+		b.ReportMetric(raw.Seconds(), "raw-s")
+		b.ReportMetric(float64(srv.Requests("", "/api/")), "raw-requests")
+		b.ReportMetric(float64(len(objs))/raw.Seconds(), "raw-objects/s")
+		b.StopTimer()
+		srv.Reset(b)
+		if _, err := newClient().Bootstrap(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+
+		step("create", newClient(), objs, len(objs))
+		step("noop", newClient(), objs, 0)
+		changed := make([]resource.Object, len(objs))
+		n := 0
+		for i, o := range objs {
+			changed[i] = o
+			if i%100 == 7 {
+				c := resource.Clone(o)
+				switch x := c.(type) {
+				case *resource.VLAN:
+					x.Description = "changed"
+				case *resource.Prefix:
+					x.Description = "changed"
+				case *resource.IPAddress:
+					x.Description = "changed"
+				default:
+					continue
+				}
+				changed[i] = c
+				n++
+			}
+		}
+		step("change1pct", newClient(), changed, n)
+	}
+	b.ReportMetric(float64(len(objs)), "objects")
+}
+
+// rawCreate posts objs kind by kind in batches, as Apply does, with
+// bodies that carry the same fields and marker but need no lookups:
+// every id, the status's and the tag's included, is known up front.
+func rawCreate(srv *nbtest.Server, objs []resource.Object, batch int) error {
+	ids := map[resource.Key]string{}
+	for _, o := range objs {
+		ids[o.Key()] = uuid.NewString()
+	}
+	var status, tag []map[string]any
+	err1 := srv.CallErr(http.MethodGet, "/api/extras/statuses/?name=Active", nil, &struct{ Results *[]map[string]any }{&status})
+	err2 := srv.CallErr(http.MethodGet, "/api/extras/tags/?name=managed-by-ipsync", nil, &struct{ Results *[]map[string]any }{&tag})
+	if err1 != nil || err2 != nil || len(status) != 1 || len(tag) != 1 {
+		return fmt.Errorf("raw: status Active or the marker tag not found")
+	}
+	common := func(o resource.Object) map[string]any {
+		return map[string]any{"id": ids[o.Key()], "tags": []any{tag[0]["id"]}, "custom_fields": map[string]any{"ipsync_owner": string(o.Meta().Owner)}}
+	}
+	byKind := map[resource.Kind][]map[string]any{}
+	for _, o := range objs {
+		b := common(o)
+		switch x := o.(type) {
+		case *resource.Namespace:
+			b["name"] = x.Name
+		case *resource.VLANGroup:
+			b["name"], b["range"] = x.Name, "1-4094"
+		case *resource.VLAN:
+			b["vlan_group"], b["vid"], b["name"], b["status"] = ids[resource.Key{Kind: resource.KindVLANGroup, Name: x.Group}], x.VID, x.Name, status[0]["id"]
+		case *resource.Prefix:
+			b["prefix"], b["type"], b["status"] = x.Prefix.String(), x.Type, status[0]["id"]
+			b["namespace"] = ids[resource.Key{Kind: resource.KindNamespace, Name: x.Namespace}]
+			b["vlan"] = ids[resource.Key{Kind: resource.KindVLAN, Name: x.VLAN}]
+		case *resource.IPAddress:
+			b["address"], b["status"] = x.Address.String(), status[0]["id"]
+			b["namespace"] = ids[resource.Key{Kind: resource.KindNamespace, Name: x.Namespace}]
+		}
+		byKind[o.Kind()] = append(byKind[o.Kind()], b)
+	}
+	for _, k := range []resource.Kind{resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN, resource.KindPrefix, resource.KindIPAddress} {
+		ep, _ := endpointOf(k)
+		items := byKind[k]
+		for lo := 0; lo < len(items); lo += batch {
+			raw, _ := json.Marshal(items[lo:min(lo+batch, len(items))])
+			req, _ := http.NewRequest(http.MethodPost, srv.URL()+ep.path, bytes.NewReader(raw))
+			req.Header.Set("Authorization", "Token "+srv.Token())
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return err
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusCreated {
+				return fmt.Errorf("raw POST %s: %d %.300s", ep.path, resp.StatusCode, body)
+			}
+		}
+	}
+	return nil
+}
