@@ -24,9 +24,9 @@ type real struct {
 	counts   *counter
 }
 
-// start gives t a clean server: emptied now and again when t ends, and a
-// fresh proxy whose counts are t's own.
-func (r *real) start(t testing.TB) *httptest.Server {
+// start gives t a clean server: emptied now and, with after, again when t
+// ends, and a fresh proxy whose counts are t's own.
+func (r *real) start(t testing.TB, after bool) *httptest.Server {
 	t.Helper()
 	if err := r.reset(); err != nil {
 		t.Fatalf("clean the server for the test: %v", err)
@@ -40,6 +40,9 @@ func (r *real) start(t testing.TB) *httptest.Server {
 	}))
 	t.Cleanup(func() {
 		ts.Close()
+		if !after {
+			return
+		}
 		if err := r.reset(); err != nil {
 			t.Errorf("clean the server after the test: %v", err)
 		}

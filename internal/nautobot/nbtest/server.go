@@ -195,14 +195,16 @@ func EachReal(t *testing.T, fn func(t *testing.T, s *Server)) {
 			t.Fatalf("%s from %s: %v", l.what, l.urlVar, err)
 		}
 		t.Run(s.Name, func(t *testing.T) {
-			s.url = s.real.start(t).URL
+			s.url = s.real.start(t, true).URL
 			fn(t, s)
 		})
 	}
 }
 
-// Real3 is the Nautobot 3.x the environment names, cleaned for tb, for
-// benchmarks and tests that need one real server; tb is skipped without it.
+// Real3 is the Nautobot 3.x the environment names, emptied for tb, for
+// benchmarks that need one real server; tb is skipped without it. It is
+// not emptied after tb: a benchmark's objects are many, and restarting the
+// server (scripts/nautobot-up.sh start) restores a clean one faster.
 func Real3(tb testing.TB) *Server {
 	tb.Helper()
 	l := lines[0]
@@ -214,7 +216,7 @@ func Real3(tb testing.TB) *Server {
 	if err != nil {
 		tb.Fatalf("%s from %s: %v", l.what, l.urlVar, err)
 	}
-	s.url = s.real.start(tb).URL
+	s.url = s.real.start(tb, false).URL
 	return s
 }
 
