@@ -95,7 +95,7 @@ func TestStrictFiltering(t *testing.T) {
 		{"/api/ipam/prefixes/?bogus=1", 400, `{"bogus":["Unknown filter field"]}`},
 		{"/api/ipam/prefixes/?namespace=nope", 400, `{"namespace":["Select a valid choice. nope is not one of the available choices."]}`},
 		{"/api/ipam/prefixes/?cf_nope=1", 400, `{"cf_nope":["Unknown filter field"]}`},
-		{"/api/ipam/prefixes/?id=not-a-uuid", 400, `{"id":["“not-a-uuid” is not a valid UUID."]}`},
+		{"/api/ipam/prefixes/?id=not-a-uuid", 400, `{"id":["Enter a valid UUID."]}`},
 		{"/api/ipam/vlans/?vid=x", 400, `{"vid":["Enter a whole number."]}`},
 		{"/api/ipam/prefixes/?namespace=site-a&tags=blue&depth=0&exclude_m2m=false", 200, ""},
 		{"/api/ipam/vlans/?vlan_group=nope", 400, `{"vlan_group":["Select a valid choice. nope is not one of the available choices."]}`},
