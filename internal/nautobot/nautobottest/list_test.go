@@ -153,3 +153,26 @@ func TestFilters(t *testing.T) {
 		}
 	}
 }
+
+func TestUnstableTies(t *testing.T) {
+	s := newSeeded(t, WithUnstableTies())
+	var namespaces, prefixes, ips []any
+	for i := range 5 {
+		ns := fmt.Sprintf("tie-%d", i)
+		namespaces = append(namespaces, map[string]any{"name": ns})
+		prefixes = append(prefixes, map[string]any{"prefix": "10.0.0.0/24", "status": "Active", "namespace": map[string]any{"name": ns}})
+		ips = append(ips, map[string]any{"address": "10.0.0.1/24", "status": "Active", "namespace": map[string]any{"name": ns}})
+	}
+	mustCall(t, s, 201, "POST", "/api/ipam/namespaces/", namespaces)
+	mustCall(t, s, 201, "POST", "/api/ipam/prefixes/", prefixes)
+	mustCall(t, s, 201, "POST", "/api/ipam/ip-addresses/", ips)
+	// Five addresses tie; a first page of one is any of them.
+	firsts := map[string]bool{}
+	for range 50 {
+		page := obj(mustCall(t, s, 200, "GET", "/api/ipam/ip-addresses/?limit=1", nil))
+		firsts[idOf(page["results"].([]any)[0])] = true
+	}
+	if len(firsts) < 2 {
+		t.Errorf("50 first pages over 5 tied addresses all began with the same one; want ties in a fresh order each time")
+	}
+}
