@@ -12,12 +12,22 @@ func TestBulkCreateAllOrNone(t *testing.T) {
 		map[string]any{"name": "ok-2"},
 		map[string]any{"name": "ok-1"},
 	})
-	want := `[{},{"range":["Invalid value. Specify a value using non-negative integers in a range format (i.e. '10-20')."]},{},{"name":["VLAN group with this name already exists."]}]`
+	// Items are validated against the state before the request, so the
+	// second "ok-1" passes validation; the reversed range expands to no
+	// VIDs, a blank range.
+	want := `[{},{"range":["This field cannot be blank."]},{},{}]`
 	if status != 400 || jsonString(v) != want {
 		t.Errorf("bulk create with bad items: %d %s, want 400 %s", status, jsonString(v), want)
 	}
 	if n := s.Count("ipam.vlangroup"); n != 0 {
 		t.Errorf("after a failed bulk create %d groups exist, want 0", n)
+	}
+	status, v = call(t, s, "POST", "/api/ipam/vlan-groups/", []any{map[string]any{"name": "ok-1"}, map[string]any{"name": "ok-1"}})
+	if status != 500 || obj(v)["exception"] != "IntegrityError" {
+		t.Errorf("bulk create of one name twice: %d %s, want 500 IntegrityError", status, jsonString(v))
+	}
+	if n := s.Count("ipam.vlangroup"); n != 0 {
+		t.Errorf("after a bulk create that clashed with itself %d groups exist, want 0", n)
 	}
 	got := mustCall(t, s, 201, "POST", "/api/ipam/vlan-groups/", []any{map[string]any{"name": "ok-1"}, map[string]any{"name": "ok-2"}})
 	if list, _ := got.([]any); len(list) != 2 || s.Count("ipam.vlangroup") != 2 {

@@ -58,7 +58,7 @@ func customFieldKind() *kindDef {
 				e.add("key", "Key must be a valid Python identifier: lowercase letters, digits and underscores, starting with a letter.")
 			}
 			if old != nil && old.typ != r.typ {
-				e.add("type", "Cannot change the type of an existing custom field.")
+				e.add("type", "Type cannot be changed once created")
 			}
 			return e
 		},
@@ -98,11 +98,15 @@ func customFieldKind() *kindDef {
 			}
 			return a.label < b.label
 		},
+		// CustomFieldFilterSet has no key (nor type) filter: with strict
+		// filtering ?key= is a 400.
 		filters: common(map[string]filterFunc{
-			"key":           fExact(func(r *record) string { return r.name }),
 			"label":         fExact(func(r *record) string { return r.label }),
-			"type":          fExact(func(r *record) string { return r.typ }),
-			"content_types": fContentTypes(),
+			"content_types": fContentTypes((*store).knownType),
+			"required":      fBool(func(r *record) bool { return r.required }),
+			"filter_logic":  fExact(func(r *record) string { return r.filterLogic }),
+			"weight":        fInt(func(r *record) int64 { return int64(r.weight) }),
+			"q":             fSearch(func(r *record) []string { return []string{r.label, r.description} }),
 		}),
 	}
 }

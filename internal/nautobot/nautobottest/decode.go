@@ -276,6 +276,7 @@ func (d *decoder) contentTypes(f string, dst *[]string, required bool, valid fun
 		d.errs.add(f, "This list may not be empty.")
 		return
 	}
+	sortContentTypes(out)
 	*dst = out
 }
 

@@ -104,6 +104,7 @@ type encoder struct {
 	base       string // scheme://host of the request
 	legacy     bool   // API 2.0/2.1: one location instead of locations
 	excludeM2M bool   // Nautobot 3.x default: many-to-many fields left out
+	write      bool   // the answer to a write
 }
 
 func (e *encoder) url(ct, id string) string {

@@ -30,11 +30,30 @@ func fID() filterFunc {
 		ids := map[string]bool{}
 		for _, v := range values {
 			if uuid.Validate(v) != nil {
-				return nil, fmt.Sprintf("“%s” is not a valid UUID.", v)
+				return nil, "Enter a valid UUID."
 			}
 			ids[strings.ToLower(v)] = true
 		}
 		return func(r *record) bool { return ids[r.id] }, ""
+	}
+}
+
+// fPK matches records whose related object is one of values, given by
+// id only, as a ModelMultipleChoiceFilter on a foreign key does.
+func fPK(get func(*record) string) filterFunc {
+	return func(_ *store, values []string) (func(*record) bool, string) {
+		ids := map[string]bool{}
+		for _, v := range values {
+			if v == "null" {
+				ids[""] = true
+				continue
+			}
+			if uuid.Validate(v) != nil {
+				return nil, fmt.Sprintf("“%s” is not a valid UUID.", v)
+			}
+			ids[strings.ToLower(v)] = true
+		}
+		return func(r *record) bool { return ids[get(r)] }, ""
 	}
 }
 
@@ -62,14 +81,17 @@ func resolveAll(s *store, ct string, values []string) (map[string]bool, string) 
 			ids[""] = true
 			continue
 		}
-		r := t.byID[strings.ToLower(v)]
-		if r == nil {
-			r = t.byKey[v]
+		if r := t.byID[strings.ToLower(v)]; r != nil {
+			ids[r.id] = true
+			continue
 		}
-		if r == nil {
+		named := s.named(t, v)
+		if len(named) == 0 {
 			return nil, invalidChoice(v)
 		}
-		ids[r.id] = true
+		for _, r := range named {
+			ids[r.id] = true
+		}
 	}
 	return ids, ""
 }
@@ -134,8 +156,15 @@ func fTags() filterFunc {
 	}
 }
 
-func fContentTypes() filterFunc {
-	return func(_ *store, values []string) (func(*record) bool, string) {
+// fContentTypes matches records allowing one of the content types;
+// choices are the types the kind may allow.
+func fContentTypes(choices func(s *store, ct string) bool) filterFunc {
+	return func(s *store, values []string) (func(*record) bool, string) {
+		for _, v := range values {
+			if !choices(s, v) {
+				return nil, invalidChoice(v)
+			}
+		}
 		return func(r *record) bool {
 			for _, v := range values {
 				if slices.Contains(r.contentTypes, v) {
@@ -219,4 +248,75 @@ func common(extra map[string]filterFunc) map[string]filterFunc {
 		m[k] = v
 	}
 	return m
+}
+
+// fBool matches a boolean field, as django-filter's BooleanFilter reads it.
+func fBool(get func(*record) bool) filterFunc {
+	return func(_ *store, values []string) (func(*record) bool, string) {
+		want := map[bool]bool{}
+		for _, v := range values {
+			switch strings.ToLower(v) {
+			case "true", "1", "yes":
+				want[true] = true
+			case "false", "0", "no":
+				want[false] = true
+			default:
+				return nil, invalidChoice(v)
+			}
+		}
+		return func(r *record) bool { return want[get(r)] }, ""
+	}
+}
+
+// fSearch is the q filter: a case-insensitive substring of any field.
+func fSearch(get func(*record) []string) filterFunc {
+	return func(_ *store, values []string) (func(*record) bool, string) {
+		return func(r *record) bool {
+			for _, v := range values {
+				for _, f := range get(r) {
+					if strings.Contains(strings.ToLower(f), strings.ToLower(strings.TrimSpace(v))) {
+						return true
+					}
+				}
+			}
+			return false
+		}, ""
+	}
+}
+
+// fParent matches prefixes by parent, named by id or by network, as
+// Nautobot's PrefixFilter does.
+func fParent() filterFunc {
+	return func(s *store, values []string) (func(*record) bool, string) {
+		ids := map[string]bool{}
+		var nets []netip.Prefix
+		for _, v := range values {
+			if uuid.Validate(v) == nil {
+				ids[strings.ToLower(v)] = true
+				continue
+			}
+			p, err := netip.ParsePrefix(v)
+			if err != nil {
+				return nil, invalidChoice(v)
+			}
+			nets = append(nets, p.Masked())
+		}
+		return func(r *record) bool {
+			if ids[r.parent] {
+				return true
+			}
+			p := s.get(ctPrefix, r.parent)
+			return p != nil && slices.Contains(nets, p.net)
+		}, ""
+	}
+}
+
+// fOnLine3 is a filter that exists from Nautobot 3.0 on.
+func fOnLine3(f filterFunc) filterFunc {
+	return func(s *store, values []string) (func(*record) bool, string) {
+		if !s.version.atLeast(3, 0) {
+			return nil, "Unknown filter field"
+		}
+		return f(s, values)
+	}
 }

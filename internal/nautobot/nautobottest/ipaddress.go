@@ -33,7 +33,8 @@ func ipAddressKind() *kindDef {
 			d.refList("tags", ctTag, &r.tags, ctIPAddress)
 			d.customFields(&r.cf)
 		},
-		check: checkIPAddress,
+		check:     checkIPAddress,
+		saveCheck: func(s *store, r, _ *record) errorDict { return hostTaken(s, r) },
 		after: func(_ *store, r, _ *record) errorDict {
 			r.setNamespace, r.newNamespace = false, ""
 			return nil
@@ -76,7 +77,7 @@ func ipAddressKind() *kindDef {
 		filters: common(map[string]filterFunc{
 			"address":     fAddress(),
 			"namespace":   fRef(ctNamespace, func(r *record) string { return r.namespace }),
-			"parent":      fRef(ctPrefix, func(r *record) string { return r.parent }),
+			"parent":      fPK(func(r *record) string { return r.parent }),
 			"status":      fRef(ctStatus, func(r *record) string { return r.status }),
 			"role":        fRef(ctRole, func(r *record) string { return r.role }),
 			"tenant":      fRef(ctTenant, func(r *record) string { return r.tenant }),
@@ -133,7 +134,23 @@ func checkIPAddress(s *store, r, old *record) errorDict {
 		r.parent, r.namespace = closest.id, ns
 	}
 	if o := s.ips[r.namespace][r.net.Addr()]; o != nil && o.id != r.id {
-		e.add("__all__", "IP address with this Parent and Host already exists.")
+		e["__all__"] = append(hostTaken(s, r)["__all__"], "IP address with this Parent and Host already exists.")
+	}
+	return e
+}
+
+// hostTaken is the check IPAddress.clean makes from Nautobot 3.0 on, which
+// runs again when the address is saved: that a bulk create's second
+// address with one host fails with a ValidationError there, not with the
+// database's IntegrityError as in 2.4.
+func hostTaken(s *store, r *record) errorDict {
+	e := errorDict{}
+	if o := s.ips[r.namespace][r.net.Addr()]; o != nil && o.id != r.id && s.version.atLeast(3, 0) {
+		parent := ""
+		if p := s.get(ctPrefix, r.parent); p != nil {
+			parent = p.net.String()
+		}
+		e.add("__all__", fmt.Sprintf("IP address %s already exists in %s.", r.net, parent))
 	}
 	return e
 }

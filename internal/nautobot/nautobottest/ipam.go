@@ -15,7 +15,10 @@ func namespaceKind() *kindDef {
 			d.str("name", &r.name, true, false)
 			d.str("description", &r.description, false, true)
 			d.ref("location", ctLocation, &r.location, false, true, "")
-			d.ref("tenant", ctTenant, &r.tenant, false, true, "")
+			// Namespaces have a tenant from Nautobot 3.0 on.
+			if d.s.version.atLeast(3, 0) {
+				d.ref("tenant", ctTenant, &r.tenant, false, true, "")
+			}
 			d.refList("tags", ctTag, &r.tags, ctNamespace)
 			d.customFields(&r.cf)
 		},
@@ -23,15 +26,17 @@ func namespaceKind() *kindDef {
 			e.field("name", r.name)
 			e.field("description", r.description)
 			e.ref("location", ctLocation, r.location)
-			e.ref("tenant", ctTenant, r.tenant)
+			if e.s.version.atLeast(3, 0) {
+				e.ref("tenant", ctTenant, r.tenant)
+			}
 			e.tagsAndCF(r)
 		},
 		display: displayName,
 		less:    byName,
 		filters: common(map[string]filterFunc{
 			"name":     fExact(func(r *record) string { return r.name }),
-			"location": fRef(ctLocation, func(r *record) string { return r.location }),
-			"tenant":   fRef(ctTenant, func(r *record) string { return r.tenant }),
+			"location": fPK(func(r *record) string { return r.location }),
+			"tenant":   fOnLine3(fRef(ctTenant, func(r *record) string { return r.tenant })),
 			"tags":     fTags(),
 		}),
 	}
@@ -49,17 +54,25 @@ func vlanGroupKind() *kindDef {
 				r.vrange = "1-4094"
 			}
 			d.str("range", &r.vrange, false, false)
+			r.rangeSent = ""
+			if d.has("range") {
+				r.rangeSent = r.vrange
+			}
 			d.refList("tags", ctTag, &r.tags, ctVLANGroup)
 			d.customFields(&r.cf)
 		},
 		check: func(s *store, r, old *record) errorDict {
-			e := errorDict{}
-			norm, iv, msg := normalizeRange(r.vrange)
-			if msg != "" {
-				e.add("range", msg)
-				return e
+			iv, msgs, f := checkRange(r.vrange)
+			if f != nil {
+				return f
 			}
-			r.vrange = norm
+			e := errorDict{}
+			for _, m := range msgs {
+				e.add("range", m)
+			}
+			if len(msgs) == 0 {
+				r.vrange = formatRange(iv)
+			}
 			if l := s.get(ctLocation, r.location); l != nil {
 				if lt := s.get(ctLocationType, l.locationType); lt == nil || !slices.Contains(lt.contentTypes, ctVLANGroup) {
 					name := ""
@@ -86,7 +99,13 @@ func vlanGroupKind() *kindDef {
 			e.field("name", r.name)
 			e.field("description", r.description)
 			e.ref("location", ctLocation, r.location)
-			e.field("range", r.vrange)
+			// The answer to a write has the range as sent; Nautobot
+			// normalizes it only on its way into the database.
+			if e.write && r.rangeSent != "" {
+				e.field("range", r.rangeSent)
+			} else {
+				e.field("range", r.vrange)
+			}
 			e.tagsAndCF(r)
 		},
 		display: displayName,
@@ -135,7 +154,7 @@ func vlanKind() *kindDef {
 				return e
 			}
 			g := s.get(ctVLANGroup, r.group)
-			if _, iv, _ := normalizeRange(g.vrange); !inRanges(iv, r.vid) {
+			if iv, _ := expandRange(g.vrange); !inRanges(iv, r.vid) {
 				e.add("vid", fmt.Sprintf("VLAN ID is not contained in VLAN Group range (%s)", g.vrange))
 			}
 			return e

@@ -34,11 +34,14 @@ type kindDef struct {
 	uniqueField string
 	uniqueMsg   string
 
-	decode  func(d *decoder, r *record)
-	check   func(s *store, r, old *record) errorDict
-	encode  func(e *encoder, r *record)
-	display func(s *store, r *record) string
-	less    func(s *store, a, b *record) bool
+	decode func(d *decoder, r *record)
+	check  func(s *store, r, old *record) errorDict
+	// saveCheck is what the model checks while saving, after
+	// validation: its errors fail the request with a 500.
+	saveCheck func(s *store, r, old *record) errorDict
+	encode    func(e *encoder, r *record)
+	display   func(s *store, r *record) string
+	less      func(s *store, a, b *record) bool
 	// after runs once r is stored (old is nil on create), for side effects
 	// on other records such as reparenting.
 	after   func(s *store, r, old *record) errorDict

@@ -1,6 +1,7 @@
 package nautobottest
 
 import (
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
@@ -48,6 +49,9 @@ func (h *Handler) list(w http.ResponseWriter, q *request, t *table) {
 		return
 	}
 	matched := h.matching(t, query, preds)
+	if h.cfg.shuffleTies {
+		matched = shuffleTies(h.st, t, matched)
+	}
 
 	count := len(matched)
 	limit := h.limit(query)
@@ -184,5 +188,21 @@ next:
 		out = append(out, r)
 	}
 	h.st.cache[key] = out
+	return out
+}
+
+// shuffleTies returns recs with each run of objects that tie in the
+// model's ordering in a random order.
+func shuffleTies(s *store, t *table, recs []*record) []*record {
+	out := slices.Clone(recs)
+	for lo := 0; lo < len(out); {
+		hi := lo + 1
+		for hi < len(out) && !t.def.less(s, out[lo], out[hi]) && !t.def.less(s, out[hi], out[lo]) {
+			hi++
+		}
+		run := out[lo:hi]
+		rand.Shuffle(len(run), func(i, j int) { run[i], run[j] = run[j], run[i] })
+		lo = hi
+	}
 	return out
 }

@@ -95,7 +95,7 @@ func TestStrictFiltering(t *testing.T) {
 		{"/api/ipam/prefixes/?bogus=1", 400, `{"bogus":["Unknown filter field"]}`},
 		{"/api/ipam/prefixes/?namespace=nope", 400, `{"namespace":["Select a valid choice. nope is not one of the available choices."]}`},
 		{"/api/ipam/prefixes/?cf_nope=1", 400, `{"cf_nope":["Unknown filter field"]}`},
-		{"/api/ipam/prefixes/?id=not-a-uuid", 400, `{"id":["“not-a-uuid” is not a valid UUID."]}`},
+		{"/api/ipam/prefixes/?id=not-a-uuid", 400, `{"id":["Enter a valid UUID."]}`},
 		{"/api/ipam/vlans/?vid=x", 400, `{"vid":["Enter a whole number."]}`},
 		{"/api/ipam/prefixes/?namespace=site-a&tags=blue&depth=0&exclude_m2m=false", 200, ""},
 		{"/api/ipam/vlans/?vlan_group=nope", 400, `{"vlan_group":["Select a valid choice. nope is not one of the available choices."]}`},
@@ -151,5 +151,28 @@ func TestFilters(t *testing.T) {
 		if page["count"] != float64(tt.want) {
 			t.Errorf("vlans?%s: count %v, want %d", tt.query, page["count"], tt.want)
 		}
+	}
+}
+
+func TestUnstableTies(t *testing.T) {
+	s := newSeeded(t, WithUnstableTies())
+	var namespaces, prefixes, ips []any
+	for i := range 5 {
+		ns := fmt.Sprintf("tie-%d", i)
+		namespaces = append(namespaces, map[string]any{"name": ns})
+		prefixes = append(prefixes, map[string]any{"prefix": "10.0.0.0/24", "status": "Active", "namespace": map[string]any{"name": ns}})
+		ips = append(ips, map[string]any{"address": "10.0.0.1/24", "status": "Active", "namespace": map[string]any{"name": ns}})
+	}
+	mustCall(t, s, 201, "POST", "/api/ipam/namespaces/", namespaces)
+	mustCall(t, s, 201, "POST", "/api/ipam/prefixes/", prefixes)
+	mustCall(t, s, 201, "POST", "/api/ipam/ip-addresses/", ips)
+	// Five addresses tie; a first page of one is any of them.
+	firsts := map[string]bool{}
+	for range 50 {
+		page := obj(mustCall(t, s, 200, "GET", "/api/ipam/ip-addresses/?limit=1", nil))
+		firsts[idOf(page["results"].([]any)[0])] = true
+	}
+	if len(firsts) < 2 {
+		t.Errorf("50 first pages over 5 tied addresses all began with the same one; want ties in a fresh order each time")
 	}
 }

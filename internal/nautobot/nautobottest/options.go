@@ -18,6 +18,7 @@ type config struct {
 	bgp         bool
 	strictCF    bool
 	tls         bool
+	shuffleTies bool
 }
 
 func defaultConfig() config {
@@ -54,6 +55,14 @@ func WithoutBGP() Option { return func(c *config) { c.bgp = false } }
 // defines, with a 400. Nautobot itself drops them silently, which is the
 // default here too.
 func WithStrictCustomFields() Option { return func(c *config) { c.strictCF = true } }
+
+// WithUnstableTies orders objects that tie in their model's ordering (IP
+// addresses with one host in several namespaces, VLANs without a group)
+// afresh for every list request, as PostgreSQL may for each page's query:
+// offset paging then can repeat one of them and skip another, which a
+// real Nautobot 3.2 was seen to do. By default ties are broken by id, so
+// pages are stable.
+func WithUnstableTies() Option { return func(c *config) { c.shuffleTies = true } }
 
 // WithTLS makes NewServer serve HTTPS with a self-signed certificate.
 func WithTLS() Option { return func(c *config) { c.tls = true } }

@@ -15,6 +15,10 @@ func displayName(_ *store, r *record) string { return r.name }
 // coloredKind is a status, role or tag: a name, a color and the content
 // types it may be used with.
 func coloredKind(ct, path, model, verbose string, weighted bool) *kindDef {
+	choices := (*store).knownType
+	if ct == ctStatus {
+		choices = (*store).hasStatus
+	}
 	return &kindDef{
 		ct: ct, path: path, model: model, label: capFirst(verbose),
 		uniqueField: "name", uniqueMsg: verbose + " with this name already exists.",
@@ -51,7 +55,7 @@ func coloredKind(ct, path, model, verbose string, weighted bool) *kindDef {
 		less:    byName,
 		filters: common(map[string]filterFunc{
 			"name":          fExact(func(r *record) string { return r.name }),
-			"content_types": fContentTypes(),
+			"content_types": fContentTypes(choices),
 		}),
 	}
 }
@@ -118,7 +122,7 @@ func locationTypeKind() *kindDef {
 		less:    byName,
 		filters: common(map[string]filterFunc{
 			"name":          fExact(func(r *record) string { return r.name }),
-			"content_types": fContentTypes(),
+			"content_types": fContentTypes((*store).knownType),
 		}),
 	}
 }
@@ -138,9 +142,7 @@ func locationKind() *kindDef {
 		},
 		check: func(s *store, r, old *record) errorDict {
 			e := errorDict{}
-			// Nautobot makes (parent, name) unique; the emulator keeps
-			// names unique overall so that a name identifies a location.
-			if other := s.tables[ctLocation].byKey[r.name]; other != nil && other.id != r.id {
+			if other := s.tables[ctLocation].byKey[keyOf(r)]; other != nil && other.id != r.id {
 				e.add("non_field_errors", "The fields parent, name must make a unique set.")
 			}
 			return e

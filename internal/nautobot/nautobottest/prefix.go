@@ -1,7 +1,9 @@
 package nautobottest
 
 import (
+	"fmt"
 	"net/netip"
+	"slices"
 
 	"github.com/google/uuid"
 )
@@ -44,8 +46,13 @@ func prefixKind() *kindDef {
 				e.add("__all__", "Changing the network or namespace of a prefix is not supported by this emulator; create a new Prefix instead.")
 				return e
 			}
-			if r.setLocation && old != nil && len(old.locations) > 1 {
-				e.add("location", "Multiple Location objects returned. Please refer to locations.")
+			if r.setLocation && old != nil {
+				if len(old.locations) > 1 {
+					return precondition("This object has multiple Locations and so cannot be represented in the 2.0 or 2.1 REST API. Please correct the data or use a later API version.")
+				}
+				if msg := prefixLocationType(s, r.newLocation); msg != "" {
+					e.add("locations", msg)
+				}
 			}
 			if o := s.prefixes[r.namespace][r.net]; o != nil && o.id != r.id {
 				e.add("__all__", "Prefix with this Namespace, Network and Prefix length already exists.")
@@ -55,6 +62,16 @@ func prefixKind() *kindDef {
 				if p := s.closest(r.namespace, r.net, false); p != nil {
 					r.parent = p.id
 				}
+			}
+			return e
+		},
+		// A new prefix's location is assigned while it is saved, where a
+		// location type that does not allow prefixes raises an error
+		// Nautobot does not turn into a 400.
+		saveCheck: func(s *store, r, old *record) errorDict {
+			e := errorDict{}
+			if msg := prefixLocationType(s, r.newLocation); old == nil && r.setLocation && msg != "" {
+				e.add("locations", msg)
 			}
 			return e
 		},
@@ -123,8 +140,8 @@ func prefixKind() *kindDef {
 			"status":     fRef(ctStatus, func(r *record) string { return r.status }),
 			"role":       fRef(ctRole, func(r *record) string { return r.role }),
 			"tenant":     fRef(ctTenant, func(r *record) string { return r.tenant }),
-			"vlan_id":    fRef(ctVLAN, func(r *record) string { return r.vlan }),
-			"parent":     fRef(ctPrefix, func(r *record) string { return r.parent }),
+			"vlan_id":    fPK(func(r *record) string { return r.vlan }),
+			"parent":     fParent(),
 			"type":       fExact(func(r *record) string { return r.typ }),
 			"ip_version": fInt(func(r *record) int64 { return ipVersion(r.net) }),
 			"location":   fTree(func(r *record) []string { return r.locations }),
@@ -197,4 +214,18 @@ func lastAddr(p netip.Prefix) netip.Addr {
 	}
 	a, _ := netip.AddrFromSlice(b)
 	return a
+}
+
+// prefixLocationType is Nautobot's message when the location's type does
+// not allow prefixes, or "".
+func prefixLocationType(s *store, location string) string {
+	l := s.get(ctLocation, location)
+	if l == nil {
+		return ""
+	}
+	lt := s.get(ctLocationType, l.locationType)
+	if lt == nil || slices.Contains(lt.contentTypes, ctPrefix) {
+		return ""
+	}
+	return fmt.Sprintf("Prefixes may not associate to Locations of types ['%s'].", lt.name)
 }

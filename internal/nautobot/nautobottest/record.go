@@ -22,6 +22,7 @@ type record struct {
 	filterLogic string
 	dnsName     string
 	vrange      string // VLAN group range, normalized
+	rangeSent   string // the range as the last write sent it, which its answer echoes
 	vid         int
 	asn         int64
 	weight      int

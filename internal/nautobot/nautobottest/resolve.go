@@ -38,11 +38,16 @@ func (s *store) resolve(ct string, v any, limit string) (*record, string) {
 		}
 		if uuid.Validate(str) != nil {
 			// Not a UUID: a composite key, which for the kinds the
-			// emulator serves is the unique name.
-			if r := t.byKey[str]; r != nil && allows(r, limit) {
+			// emulator serves is the natural key's one field, or a
+			// top-level location's name.
+			if r := s.byName(ct, str); r != nil && allows(r, limit) {
 				return r, ""
 			}
-			return nil, "Related object not found using provided composite-key: " + str
+			key := map[string]any{uniqueParam(t.def): str}
+			if ct == ctLocation {
+				key["parent__name"] = nil
+			}
+			return nil, "Related object not found using the provided attributes: " + pyRepr(key)
 		}
 		r := t.byID[strings.ToLower(str)]
 		if r == nil || !allows(r, limit) {
@@ -88,14 +93,12 @@ func flatten(prefix string, m map[string]any) map[string]any {
 // match finds the records of t whose attributes equal params, using an
 // index where one fits.
 func (s *store) match(t *table, params map[string]any) ([]*record, string) {
-	if len(params) == 1 {
-		if v, ok := params[uniqueParam(t.def)]; ok {
+	if len(params) == 1 && t.def.uniqueField != "" {
+		if v, ok := params[t.def.uniqueField]; ok {
 			if r := t.byKey[scalar(v)]; r != nil {
 				return []*record{r}, ""
 			}
-			if t.def.uniqueField != "" || t.def.ct == ctLocation {
-				return nil, ""
-			}
+			return nil, ""
 		}
 	}
 	if t.def.ct == ctVLAN && len(params) == 2 && params["vid"] != nil {
@@ -243,4 +246,25 @@ func pyRepr(params map[string]any) string {
 		parts[i] = "'" + k + "': " + val
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// named are the records of t a filter value names by natural key: one by
+// its unique field, or the locations of that name, which may be several
+// under different parents.
+func (s *store) named(t *table, v string) []*record {
+	if t.def.uniqueField != "" {
+		if r := t.byKey[v]; r != nil {
+			return []*record{r}
+		}
+		return nil
+	}
+	var out []*record
+	if t.def.ct == ctLocation {
+		for _, r := range t.byID {
+			if r.name == v {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }

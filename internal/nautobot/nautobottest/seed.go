@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 )
 
@@ -16,18 +17,21 @@ type SeedData struct {
 	// Default "Site".
 	LocationType string
 	Locations    []string
-	// Statuses are created in addition to the defaults (Active, Reserved,
-	// Deprecated, Planned), for the IPAM content types.
-	Statuses   []string
-	Roles      []string
-	Tenants    []string
+	// Statuses are created in addition to Nautobot's stock ones, or
+	// extended, so that VLANs, prefixes, IP addresses and autonomous
+	// systems may have them.
+	Statuses []string
+	Roles    []string
+	Tenants  []string
+	// Tags may be put on the IPAM objects, as scripts/nautobot-up.sh
+	// seeds them.
 	Tags       []string
 	Namespaces []string
 }
 
 // Seed creates what d lists, skipping what exists, so it can be called
-// more than once. The Global namespace and the default statuses exist
-// from the start, as after Nautobot's migrations.
+// more than once. The Global namespace and the stock statuses exist from
+// the start, as after Nautobot's migrations.
 func (h *Handler) Seed(d SeedData) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -41,15 +45,21 @@ func (h *Handler) Seed(d SeedData) error {
 }
 
 func (h *Handler) seed(d SeedData) error {
-	statusTypes := append(ipamTypes(), ctLocation)
-	if h.cfg.bgp {
-		statusTypes = append(statusTypes, ctASN)
-	}
 	h.st.globalNamespace()
-	for _, name := range append([]string{"Active", "Reserved", "Deprecated", "Planned"}, d.Statuses...) {
-		if err := h.ensure(ctStatus, name, map[string]any{"name": name, "content_types": statusTypes}); err != nil {
+	for _, st := range stockStatuses(h.cfg.bgp) {
+		if err := h.ensure(ctStatus, st.name, map[string]any{"name": st.name, "content_types": st.cts}); err != nil {
 			return err
 		}
+	}
+	extra := []string{ctIPAddress, ctPrefix, ctVLAN}
+	if h.cfg.bgp {
+		extra = append(extra, ctASN)
+	}
+	for _, name := range d.Statuses {
+		if err := h.ensure(ctStatus, name, map[string]any{"name": name, "content_types": extra}); err != nil {
+			return err
+		}
+		h.st.allow(ctStatus, name, extra)
 	}
 	for _, name := range d.Roles {
 		if err := h.ensure(ctRole, name, map[string]any{"name": name, "content_types": ipamTypes()}); err != nil {
@@ -62,7 +72,7 @@ func (h *Handler) seed(d SeedData) error {
 		}
 	}
 	for _, name := range d.Tags {
-		if err := h.ensure(ctTag, name, map[string]any{"name": name, "content_types": statusTypes}); err != nil {
+		if err := h.ensure(ctTag, name, map[string]any{"name": name, "content_types": ipamTypes()}); err != nil {
 			return err
 		}
 	}
@@ -94,7 +104,7 @@ func (h *Handler) seed(d SeedData) error {
 // the API, unless one with that name exists.
 func (h *Handler) ensure(ct, name string, fields map[string]any) error {
 	t := h.st.tables[ct]
-	if t.byKey[name] != nil {
+	if h.st.byName(ct, name) != nil {
 		return nil
 	}
 	// Round-trip through JSON so values have the types a request's have.
@@ -108,7 +118,11 @@ func (h *Handler) ensure(ct, name string, fields map[string]any) error {
 	}
 	q := &request{r: httptest.NewRequest(http.MethodPost, "/", nil)}
 	q.version, _ = parseVersion(h.cfg.version)
-	if _, e := h.createOne(t, v, q); len(e) > 0 {
+	r, e := h.validateNew(t, v, q)
+	if len(e) == 0 {
+		e = h.save(t, r, nil)
+	}
+	if len(e) > 0 {
 		msg, _ := json.Marshal(e)
 		return fmt.Errorf("seed %s %q: %s", ct, name, msg)
 	}
@@ -153,4 +167,20 @@ func (h *Handler) Count(kind string) int {
 		return 0
 	}
 	return len(t.byID)
+}
+
+// allow adds content types to the object of type ct named name.
+func (s *store) allow(ct, name string, cts []string) {
+	r := s.byName(ct, name)
+	if r == nil {
+		return
+	}
+	next := r.clone()
+	for _, c := range cts {
+		if !slices.Contains(next.contentTypes, c) {
+			next.contentTypes = append(next.contentTypes, c)
+		}
+	}
+	sortContentTypes(next.contentTypes)
+	s.replace(r, next)
 }

@@ -43,7 +43,8 @@ func NewHandler(opts ...Option) *Handler {
 			defs = append(defs, d)
 		}
 	}
-	h := &Handler{cfg: cfg, allowed: allowedVersions(cfg.version), st: newStore(cfg.now, defs), counts: map[string]int{}}
+	sv, _ := parseVersion(cfg.version)
+	h := &Handler{cfg: cfg, allowed: allowedVersions(cfg.version), st: newStore(cfg.now, sv, defs), counts: map[string]int{}}
 	if err := h.Seed(SeedData{}); err != nil {
 		panic(fmt.Sprintf("nautobottest: default data: %v", err))
 	}

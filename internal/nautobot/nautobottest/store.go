@@ -11,7 +11,7 @@ import (
 type table struct {
 	def   *kindDef
 	byID  map[string]*record
-	byKey map[string]*record // the unique field's value, when the kind has one
+	byKey map[string]*record // the unique field's value (keyOf), when the kind has one
 	// order is byID in the model's ordering. It is rebuilt lazily after
 	// writes, so a paged read of n objects sorts once, not once per page.
 	order []*record
@@ -54,6 +54,10 @@ type store struct {
 
 	now  func() time.Time
 	last time.Time
+
+	// version is the Nautobot version the server claims, for what
+	// differs between release lines.
+	version apiVersion
 }
 
 // knownType reports whether ct names a model content types may refer to.
@@ -67,8 +71,9 @@ func (s *store) knownType(ct string) bool {
 	return s.tables[ct] != nil
 }
 
-func newStore(now func() time.Time, defs []*kindDef) *store {
+func newStore(now func() time.Time, version apiVersion, defs []*kindDef) *store {
 	s := &store{
+		version:     version,
 		tables:      map[string]*table{},
 		prefixes:    map[string]map[netip.Prefix]*record{},
 		ips:         map[string]map[netip.Addr]*record{},
@@ -169,10 +174,26 @@ func (s *store) setParent(r *record, parent string) {
 
 // keyOf is the value of the kind's unique field.
 func keyOf(r *record) string {
-	if r.ct == ctASN {
+	switch r.ct {
+	case ctASN:
 		return strconv.FormatInt(r.asn, 10)
+	case ctLocation:
+		return locationKey(r.parent, r.name)
 	}
 	return r.name
+}
+
+// locationKey is what makes a location unique: its name under its parent
+// (parent "" for a top-level location).
+func locationKey(parent, name string) string { return parent + "/" + name }
+
+// byName is the object of type ct a name identifies: for locations, the
+// top-level one, as a location's composite key without a parent names it.
+func (s *store) byName(ct, name string) *record {
+	if ct == ctLocation {
+		name = locationKey("", name)
+	}
+	return s.tables[ct].byKey[name]
 }
 
 func (s *store) index(r *record) {

@@ -6,53 +6,82 @@ import (
 	"strings"
 )
 
-// normalizeRange parses a VLAN group range ("100-199,300") the way
-// Nautobot's PositiveRangeNumberTextField does: parts may overlap and come
-// in any order; the result is sorted and compressed. It returns the
-// intervals too, or a message.
-func normalizeRange(s string) (string, [][2]int, string) {
+// expandRange expands a VLAN group range ("100-199,300") as Nautobot's
+// parse_numeric_range does, into sorted, merged intervals. Parts may
+// overlap and come in any order; a part whose end is below its start
+// adds nothing. A part that is not a number or a range raises an
+// exception Nautobot lets through, which is returned as a fault.
+func expandRange(s string) ([][2]int, errorDict) {
 	var iv [][2]int
 	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
+		loS, hiS := part, part
+		if a, b, ok := strings.Cut(part, "-"); ok && !strings.Contains(b, "-") {
+			if a == "" || b == "" {
+				return nil, fault("TypeError", "Input value must be a string using a range format.")
+			}
+			loS, hiS = a, b
 		}
-		loS, hiS, isRange := strings.Cut(part, "-")
-		lo, err := strconv.Atoi(strings.TrimSpace(loS))
-		hi := lo
-		if err == nil && isRange {
-			hi, err = strconv.Atoi(strings.TrimSpace(hiS))
+		lo, f := pyInt(loS)
+		if f != nil {
+			return nil, f
 		}
-		if err != nil || lo < 0 || hi < lo {
-			return "", nil, "Invalid value. Specify a value using non-negative integers in a range format (i.e. '10-20')."
+		hi, f := pyInt(hiS)
+		if f != nil {
+			return nil, f
 		}
-		iv = append(iv, [2]int{lo, hi})
-	}
-	if len(iv) == 0 {
-		return "", nil, "Invalid value. Specify a value using non-negative integers in a range format (i.e. '10-20')."
+		if hi >= lo {
+			iv = append(iv, [2]int{lo, hi})
+		}
 	}
 	slices.SortFunc(iv, func(a, b [2]int) int { return a[0] - b[0] })
-	merged := iv[:1]
-	for _, x := range iv[1:] {
-		last := &merged[len(merged)-1]
-		if x[0] <= last[1]+1 {
-			last[1] = max(last[1], x[1])
+	var merged [][2]int
+	for _, x := range iv {
+		if n := len(merged); n > 0 && x[0] <= merged[n-1][1]+1 {
+			merged[n-1][1] = max(merged[n-1][1], x[1])
 			continue
 		}
 		merged = append(merged, x)
 	}
-	if merged[0][0] < 1 || merged[len(merged)-1][1] > 4094 {
-		return "", nil, "Invalid value. Specify a range value between 1-4094"
+	return merged, nil
+}
+
+// pyInt is Python's int() of a stripped string, with its ValueError.
+func pyInt(s string) (int, errorDict) {
+	s = strings.TrimSpace(s)
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fault("ValueError", "invalid literal for int() with base 10: "+pyStr(s))
 	}
-	parts := make([]string, len(merged))
-	for i, x := range merged {
+	return n, nil
+}
+
+// formatRange writes intervals as Nautobot stores a range: "100-250,300".
+func formatRange(iv [][2]int) string {
+	parts := make([]string, len(iv))
+	for i, x := range iv {
 		if x[0] == x[1] {
 			parts[i] = strconv.Itoa(x[0])
 		} else {
 			parts[i] = strconv.Itoa(x[0]) + "-" + strconv.Itoa(x[1])
 		}
 	}
-	return strings.Join(parts, ","), merged, ""
+	return strings.Join(parts, ",")
+}
+
+// checkRange validates a range as PositiveRangeNumberTextField does: the
+// field errors, and the intervals.
+func checkRange(s string) ([][2]int, []string, errorDict) {
+	iv, f := expandRange(s)
+	if f != nil {
+		return nil, nil, f
+	}
+	switch {
+	case len(iv) == 0:
+		return iv, []string{"This field cannot be blank."}, nil
+	case iv[0][0] < 1 || iv[len(iv)-1][1] > 4094:
+		return iv, []string{"Invalid value. Specify a range value between 1-4094"}, nil
+	}
+	return iv, nil, nil
 }
 
 func inRanges(iv [][2]int, n int) bool {

@@ -52,28 +52,30 @@ func (h *Handler) decoder(t *table, raw map[string]any, q *request, create, part
 		legacy: !q.version.atLeast(2, 2), strictCF: h.cfg.strictCF, errs: errorDict{}}
 }
 
-// create handles POST of one object or a list (bulk create). A bulk
-// create stores all objects or none; its 400 body lists one error dict
-// per object, {} for the valid ones, as DRF's ListSerializer does.
+// create handles POST of one object or a list (bulk create). Like
+// Nautobot it validates every object against the state before the
+// request, answering 400 with one error dict per object ({} for the valid
+// ones) if any is invalid; then it saves them in order in one
+// transaction. A save that fails on what an earlier object of the same
+// request wrote (two objects with one name) fails the whole request
+// with a 500, as the database's IntegrityError does in Nautobot.
 func (h *Handler) create(w http.ResponseWriter, q *request, t *table) {
 	items, isList, ok := body(w, q)
 	if !ok {
 		return
 	}
-	h.st.begin()
 	errs := make([]errorDict, len(items))
+	recs := make([]*record, len(items))
 	failed := false
-	created := make([]*record, 0, len(items))
 	for i, raw := range items {
-		r, e := h.createOne(t, raw, q)
-		if len(e) > 0 {
-			errs[i], failed = e, true
-			continue
+		recs[i], errs[i] = h.validateNew(t, raw, q)
+		if errs[i].failure() {
+			h.writeFailure(w, q, errs[i])
+			return
 		}
-		created = append(created, r)
+		failed = failed || len(errs[i]) > 0
 	}
 	if failed {
-		h.st.rollback()
 		if !isList {
 			writeErrors(w, q, errs[0])
 			return
@@ -81,11 +83,20 @@ func (h *Handler) create(w http.ResponseWriter, q *request, t *table) {
 		writeErrorList(w, q, errs)
 		return
 	}
+	h.st.begin()
+	for _, r := range recs {
+		if e := h.save(t, r, nil); len(e) > 0 {
+			h.st.rollback()
+			h.writeFailure(w, q, e)
+			return
+		}
+	}
 	h.st.commit()
-	h.respond(w, q, http.StatusCreated, created, isList)
+	h.respond(w, q, http.StatusCreated, recs, isList)
 }
 
-func (h *Handler) createOne(t *table, raw any, q *request) (*record, errorDict) {
+// validateNew decodes and validates one object of a create.
+func (h *Handler) validateNew(t *table, raw any, q *request) (*record, errorDict) {
 	m, e := asObject(raw)
 	if e != nil {
 		return nil, e
@@ -104,23 +115,43 @@ func (h *Handler) createOne(t *table, raw any, q *request) (*record, errorDict) 
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
-	return r, h.store(t, r, nil)
+	return r, h.validate(t, r, nil)
 }
 
-// store runs the model's checks on r (old is the stored version on
-// update) and stores it. Checks come in Django's order: the model's
-// clean, then uniqueness including the primary key, all reported
-// together; serializer-level checks (non_field_errors) stop earlier.
-func (h *Handler) store(t *table, r, old *record) errorDict {
+// validate runs the model's checks on r (old is the stored version on
+// update), in Django's order: the model's clean, then uniqueness
+// including the primary key, all reported together; serializer-level
+// checks (non_field_errors) stop earlier.
+func (h *Handler) validate(t *table, r, old *record) errorDict {
 	e := errorDict{}
 	if t.def.check != nil {
 		e = t.def.check(h.st, r, old)
 	}
-	if old == nil && r.id != "" && t.byID[r.id] != nil && len(e["non_field_errors"]) == 0 {
-		e.add("id", t.def.label+" with this ID already exists.")
+	if old == nil && r.id != "" && t.byID[r.id] != nil && len(e["non_field_errors"]) == 0 && !e.failure() {
+		e.add("id", t.def.label+" with this Id already exists.")
 	}
-	if len(e) > 0 {
-		return e
+	return e
+}
+
+// save stores a validated r. What fails now is a 500: the model's own
+// checks while saving, and, for a create, a clash with an object this
+// request saved before (validated objects cannot clash otherwise).
+func (h *Handler) save(t *table, r, old *record) errorDict {
+	if t.def.saveCheck != nil {
+		if e := t.def.saveCheck(h.st, r, old); len(e) > 0 {
+			return validationFault(e)
+		}
+	}
+	if old == nil {
+		e := errorDict{}
+		h.unique(t, r, e)
+		if len(e) == 0 {
+			e = h.validate(t, r, nil)
+		}
+		if len(e) > 0 {
+			return fault("IntegrityError", fmt.Sprintf("duplicate key value violates unique constraint \"%s_uniq\"\nDETAIL:  Key already exists.\n",
+				strings.ReplaceAll(t.def.ct, ".", "_")))
+		}
 	}
 	now := h.st.stamp()
 	if old == nil {
@@ -162,7 +193,10 @@ func (h *Handler) updateOne(t *table, r *record, m map[string]any, q *request, p
 	if len(d.errs) > 0 {
 		return d.errs
 	}
-	return h.store(t, next, r)
+	if e := h.validate(t, next, r); len(e) > 0 {
+		return e
+	}
+	return h.save(t, next, r)
 }
 
 func (h *Handler) updateDetail(w http.ResponseWriter, q *request, t *table, r *record) {
@@ -182,6 +216,10 @@ func (h *Handler) updateDetail(w http.ResponseWriter, q *request, t *table, r *r
 		} else {
 			h.st.commit()
 		}
+	}
+	if e.failure() {
+		h.writeFailure(w, q, e)
+		return
 	}
 	if len(e) > 0 {
 		writeErrors(w, q, e)
@@ -257,6 +295,10 @@ func (h *Handler) bulkUpdate(w http.ResponseWriter, q *request, t *table) {
 	for _, r := range found {
 		if e := h.updateOne(t, r, data[r.id], q, q.r.Method == http.MethodPatch); len(e) > 0 {
 			h.st.rollback()
+			if e.failure() {
+				h.writeFailure(w, q, e)
+				return
+			}
 			writeErrors(w, q, e)
 			return
 		}
@@ -334,6 +376,7 @@ func (h *Handler) dependents(id string) []*record {
 
 func (h *Handler) respond(w http.ResponseWriter, q *request, status int, recs []*record, list bool) {
 	e := h.encoder(q)
+	e.write = true
 	if list {
 		e.w.open('[')
 	}
