@@ -43,8 +43,11 @@ D=${NAUTOBOT_DIR:-${TMPDIR:-/tmp}/ipsync-nautobot-$PORT}
 WORKERS=${NAUTOBOT_WORKERS:-3}
 CACHE=${NAUTOBOT_CACHE:-$D}
 VENV=$CACHE/venv-$VERSION
-DUMP=$CACHE/clean-$VERSION.pgdump
-# The token is in the dump, so it is kept beside it.
+# Two dumps per version: the migrated database, and that database seeded.
+# The seeded one is named by a hash of the seed, so a changed seed costs a
+# re-seed (seconds), not a re-migration (minutes).
+MIGRATED=$CACHE/migrated-$VERSION.pgdump
+# The token is in the seeded dump, so it is kept beside it.
 TOKEN=$CACHE/token-$VERSION
 PGDATA=$D/pg
 URL=http://127.0.0.1:$PORT
@@ -140,7 +143,7 @@ nautobot_env() {
 write_config() {
   mkdir -p "$D/root"
   [ -f "$D/secret" ] || head -c 48 /dev/urandom | base64 | tr -d '/+=\n' | head -c 50 >"$D/secret"
-  [ -f "$DUMP" ] && [ -f "$TOKEN" ] || head -c 40 /dev/urandom | od -An -tx1 | tr -d ' \n' | head -c 40 >"$TOKEN"
+  [ -f "$TOKEN" ] || head -c 40 /dev/urandom | od -An -tx1 | tr -d ' \n' | head -c 40 >"$TOKEN"
   nautobot_env
   if [ ! -f "$D/nautobot_config.py" ] || ! grep -q "nautobot_bgp_models" "$D/nautobot_config.py"; then
     "$VENV/bin/nautobot-server" init "$D/nautobot_config.py" </dev/null >"$D/log/init.log" 2>&1 ||
@@ -175,34 +178,53 @@ disable-logging = true
 EOF
 }
 
-# seed creates what ipsync's tests and examples refer to and Nautobot owns:
-# a location type allowing the IPAM content types, locations, roles,
-# tenants and tags. Statuses stay as Nautobot ships them.
-seed() {
-  "$VENV/bin/nautobot-server" shell --interface python >"$D/log/seed.log" 2>&1 <<EOF
+# seed_script creates what ipsync's tests and examples refer to and
+# Nautobot owns, idempotently: a superuser and its token, a location type
+# allowing the IPAM content types, locations, roles, tenants, and tags
+# allowed on the IPAM kinds and the BGP app's ASNs. Statuses stay as
+# Nautobot ships them.
+seed_script() {
+  cat <<'EOF'
+import os
 from django.contrib.contenttypes.models import ContentType
 from nautobot.users.models import Token, User
 from nautobot.dcim.models import Location, LocationType
 from nautobot.extras.models import Role, Status, Tag
 from nautobot.tenancy.models import Tenant
 
-u = User.objects.create_superuser("admin", "admin@example.net", "$(cat "$D/secret" | head -c 20)")
-Token.objects.create(user=u, key="$(cat "$TOKEN")")
-ipam = [ContentType.objects.get_by_natural_key("ipam", m) for m in ("namespace", "vlangroup", "vlan", "prefix", "ipaddress")]
-lt = LocationType.objects.create(name="Site", nestable=True)
-lt.content_types.set(ipam + [ContentType.objects.get_by_natural_key("dcim", "device")])
+u = User.objects.filter(username="admin").first() or User.objects.create_superuser("admin", "admin@example.net", os.environ["SEED_PASSWORD"])
+Token.objects.filter(user=u).exclude(key=os.environ["SEED_TOKEN"]).delete()
+Token.objects.get_or_create(user=u, key=os.environ["SEED_TOKEN"])
+ct = ContentType.objects.get_by_natural_key
+ipam = [ct("ipam", m) for m in ("namespace", "vlangroup", "vlan", "prefix", "ipaddress")]
+lt, _ = LocationType.objects.get_or_create(name="Site", defaults={"nestable": True})
+lt.content_types.set(ipam + [ct("dcim", "device")])
 active = Status.objects.get(name="Active")
 for name in ("DC-A11", "DC-B22", "a11", "a12"):
-    Location.objects.create(name=name, location_type=lt, status=active)
+    Location.objects.get_or_create(name=name, location_type=lt, defaults={"status": active})
 for name in ("provisioning", "storage", "oob", "loopback", "tenant-net"):
-    Role.objects.create(name=name).content_types.set(ipam)
+    Role.objects.get_or_create(name=name)[0].content_types.set(ipam)
 for name in ("platform", "netops", "acme"):
-    Tenant.objects.create(name=name)
+    Tenant.objects.get_or_create(name=name)
 for name in ("routed", "pxe", "blue", "red"):
-    Tag.objects.create(name=name).content_types.set(ipam)
+    Tag.objects.get_or_create(name=name)[0].content_types.set(ipam + [ct("nautobot_bgp_models", "autonomoussystem")])
 print("seeded")
 EOF
+}
+
+seed() {
+  seed_script | SEED_TOKEN=$(cat "$TOKEN") SEED_PASSWORD=$(head -c 20 "$D/secret") \
+    "$VENV/bin/nautobot-server" shell --interface python >"$D/log/seed.log" 2>&1
   grep -q '^seeded' "$D/log/seed.log" || { cat "$D/log/seed.log" >&2; return 1; }
+}
+
+dump() {
+  as_pg "$PG_BIN/pg_dump" -h 127.0.0.1 -p "$PG_PORT" -U postgres -Fc -f "$D/pgrun/dump" nautobot
+  mv "$D/pgrun/dump" "$1"
+}
+
+restore() {
+  as_pg "$PG_BIN/pg_restore" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d nautobot --no-owner -j 2 "$1"
 }
 
 create_db() {
@@ -240,16 +262,22 @@ start() {
   phase "postgresql and redis"
   write_config
   create_db
-  if [ -f "$DUMP" ] && [ -f "$TOKEN" ]; then
-    as_pg "$PG_BIN/pg_restore" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d nautobot --no-owner -j 2 "$DUMP"
+  local seeded; seeded=$CACHE/clean-$VERSION-$(seed_script | sha1sum | head -c 8).pgdump
+  if [ -f "$seeded" ]; then
+    restore "$seeded"
     phase "restore the clean database"
   else
-    "$VENV/bin/nautobot-server" migrate --no-input >"$D/log/migrate.log" 2>&1 || { tail -30 "$D/log/migrate.log" >&2; return 1; }
-    phase "migrate"
+    if [ -f "$MIGRATED" ]; then
+      restore "$MIGRATED"
+      phase "restore the migrated database"
+    else
+      "$VENV/bin/nautobot-server" migrate --no-input >"$D/log/migrate.log" 2>&1 || { tail -30 "$D/log/migrate.log" >&2; return 1; }
+      phase "migrate"
+      dump "$MIGRATED"
+    fi
     seed
     phase "superuser, token, seed"
-    as_pg "$PG_BIN/pg_dump" -h 127.0.0.1 -p "$PG_PORT" -U postgres -Fc -f "$D/pgrun/dump" nautobot
-    mv "$D/pgrun/dump" "$DUMP"
+    dump "$seeded"
     phase "dump the clean database"
   fi
   # setsid: the server outlives the shell that started it.

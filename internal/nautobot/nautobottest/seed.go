@@ -23,8 +23,8 @@ type SeedData struct {
 	Statuses []string
 	Roles    []string
 	Tenants  []string
-	// Tags may be put on the IPAM objects, as scripts/nautobot-up.sh
-	// seeds them.
+	// Tags may be put on the IPAM objects and, with the BGP app, on
+	// autonomous systems, as scripts/nautobot-up.sh seeds them.
 	Tags       []string
 	Namespaces []string
 }
@@ -71,8 +71,12 @@ func (h *Handler) seed(d SeedData) error {
 			return err
 		}
 	}
+	tagTypes := ipamTypes()
+	if h.cfg.bgp {
+		tagTypes = append(tagTypes, ctASN)
+	}
 	for _, name := range d.Tags {
-		if err := h.ensure(ctTag, name, map[string]any{"name": name, "content_types": ipamTypes()}); err != nil {
+		if err := h.ensure(ctTag, name, map[string]any{"name": name, "content_types": tagTypes}); err != nil {
 			return err
 		}
 	}
