@@ -112,6 +112,15 @@ type wireCustomField struct {
 	ContentTypes []string     `json:"content_types"`
 }
 
+// wireMarker is a tag or custom field as bootstrap reads it.
+type wireMarker struct {
+	ID           string       `json:"id"`
+	Name         string       `json:"name"` // a tag's
+	Key          string       `json:"key"`  // a custom field's
+	Type         *choiceValue `json:"type"`
+	ContentTypes []string     `json:"content_types"`
+}
+
 // written is what a write's answer is checked for.
 type written struct {
 	ID           string                     `json:"id"`
