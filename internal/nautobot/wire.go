@@ -21,6 +21,12 @@ func refID(r *ref) string {
 	return r.ID
 }
 
+func (b *base) objectID() string            { return b.ID }
+func (n *named) objectID() string           { return n.ID }
+func (a *wireAssignment) objectID() string  { return a.ID }
+func (f *wireCustomField) objectID() string { return f.ID }
+func (w *written) objectID() string         { return w.ID }
+
 type base struct {
 	ID           string                     `json:"id"`
 	LastUpdated  string                     `json:"last_updated"`
@@ -120,6 +126,8 @@ type wireMarker struct {
 	Type         *choiceValue `json:"type"`
 	ContentTypes []string     `json:"content_types"`
 }
+
+func (m *wireMarker) objectID() string { return m.ID }
 
 // written is what a write's answer is checked for.
 type written struct {
