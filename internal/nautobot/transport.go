@@ -51,6 +51,11 @@ type request struct {
 	// unpinned marks the request that reads the server's version: it is
 	// sent before the client knows which API version to pin.
 	unpinned bool
+	// answer500, when set, makes an HTTP 500 an answer for the caller
+	// after retries500 retries, instead of a failure retried like other
+	// 5xx (see applier.send for why).
+	answer500  bool
+	retries500 int
 }
 
 // errSkipped reports that a request's body func found nothing to send.
@@ -66,7 +71,8 @@ const (
 // do sends r, retrying transient failures: network errors, attempt
 // timeouts, 5xx, 429 (after its Retry-After), and 2xx answers whose body
 // cannot be decoded. Other answers, successes and 4xx, are returned as they are.
-// The first request connects (see connect).
+// With r.answer500, an HTTP 500 is returned as an answer too, after
+// r.retries500 retries. The first request connects (see connect).
 func (c *Client) do(ctx context.Context, r request) (*response, error) {
 	api := ""
 	if !r.unpinned {
@@ -103,6 +109,8 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 		case resp.status == http.StatusTooManyRequests:
 			wait = c.retryAfter(resp.header.Get("Retry-After"))
 			err = &APIError{r.method, r.path, resp.status, snippet(resp.body)}
+		case resp.status == http.StatusInternalServerError && r.answer500 && attempt >= min(r.retries500, c.cfg.MaxRetries):
+			return resp, nil
 		case resp.status >= 500:
 			maybeSent = true
 			err = &APIError{r.method, r.path, resp.status, snippet(resp.body)}
