@@ -64,6 +64,7 @@ type Client struct {
 
 	mu    sync.Mutex
 	known knownIDs // ids learnt by List and Apply, for writing references
+	seen  *lookups // the lookups read last, for Check
 }
 
 // knownIDs maps names to ids: target-owned kinds by name, and ipsync's

@@ -34,11 +34,13 @@ type base struct {
 	CustomFields map[string]json.RawMessage `json:"custom_fields"`
 }
 
-// named is a location, status, role, tenant or tag.
+// named is a location, location type, status, role, tenant or tag.
 type named struct {
 	ID           string   `json:"id"`
 	Name         string   `json:"name"`
-	ContentTypes []string `json:"content_types"`
+	ContentTypes []string `json:"content_types"` // location types, statuses, roles, tags
+	Parent       *ref     `json:"parent"`        // locations
+	LocationType *ref     `json:"location_type"` // locations
 }
 
 type wireNamespace struct {
@@ -161,13 +163,14 @@ func endpointOf(k resource.Kind) (endpoint, bool) {
 
 // Paths of the kinds Nautobot owns and of other endpoints ipsync uses.
 const (
-	pathLocations    = "/api/dcim/locations/"
-	pathStatuses     = "/api/extras/statuses/"
-	pathRoles        = "/api/extras/roles/"
-	pathTenants      = "/api/tenancy/tenants/"
-	pathTags         = "/api/extras/tags/"
-	pathCustomFields = "/api/extras/custom-fields/"
-	pathAssignments  = "/api/ipam/prefix-location-assignments/"
+	pathLocations     = "/api/dcim/locations/"
+	pathLocationTypes = "/api/dcim/location-types/"
+	pathStatuses      = "/api/extras/statuses/"
+	pathRoles         = "/api/extras/roles/"
+	pathTenants       = "/api/tenancy/tenants/"
+	pathTags          = "/api/extras/tags/"
+	pathCustomFields  = "/api/extras/custom-fields/"
+	pathAssignments   = "/api/ipam/prefix-location-assignments/"
 )
 
 // nautobotKinds are the kinds Nautobot holds, in dependency order.
