@@ -102,16 +102,17 @@ func TestServerErrorIsolated(t *testing.T) {
 		stored  map[string]int // content type -> objects stored
 		refused string         // key of the one refused object, "" for none
 		message []string       // what its message holds
+		taken   bool           // whether it says the name is taken
 		waits   int            // retries the clock saw
 		abort   string         // the error Apply stops with, "" if it goes on
 	}{
 		{"clash within a bulk create", vlans(40, 6, 30), clashingNames,
-			map[string]int{"ipam.vlan": 39}, "vlan g/31", []string{"vlan_group, name must make a unique set"}, 0, ""},
+			map[string]int{"ipam.vlan": 39}, "vlan g/31", []string{"name"}, true, 0, ""},
 		{"validation error in save", prefixes(), badPrefix,
 			map[string]int{"ipam.prefix": 9, "ipam.ipaddress": 1}, "prefix n/10.0.6.0/24",
-			[]string{"HTTP 500", "ValidationError", "Prefixes may not associate to Locations of types ['Region']"}, retries500, ""},
-		{"transient 500 on a bulk write", vlans(40), transient(), map[string]int{"ipam.vlan": 40}, "", nil, 0, ""},
-		{"nautobot fails reads too", vlans(3), broken, map[string]int{"ipam.vlan": 0}, "", nil, -1, "fails"},
+			[]string{"HTTP 500", "ValidationError", "Prefixes may not associate to Locations of types ['Region']"}, false, retries500, ""},
+		{"transient 500 on a bulk write", vlans(40), transient(), map[string]int{"ipam.vlan": 40}, "", nil, false, 0, ""},
+		{"nautobot fails reads too", vlans(3), broken, map[string]int{"ipam.vlan": 0}, "", nil, false, -1, "fails"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,6 +131,9 @@ func TestServerErrorIsolated(t *testing.T) {
 			default:
 				if len(res.Errors) != 1 || res.Errors[0].Key.String() != tt.refused {
 					t.Fatalf("Apply = %v, errors %v; want %s refused", err, res.Errors, tt.refused)
+				}
+				if tt.taken && !notUnique(res.Errors[0].Message) {
+					t.Errorf("message %q does not say the name is taken", res.Errors[0].Message)
 				}
 				for _, m := range tt.message {
 					if !strings.Contains(res.Errors[0].Message, m) {
@@ -175,7 +179,7 @@ func TestServerErrorOnBulkUpdate(t *testing.T) {
 	}
 	intercept(e, clashingNames)
 	res, err := e.c.Apply(ctx, changes)
-	if err == nil || len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "unique") {
+	if err == nil || len(res.Errors) != 1 || !notUnique(res.Errors[0].Message) {
 		t.Fatalf("Apply = %v, errors %v; want one update refused as not unique", err, res.Errors)
 	}
 	if got := res.Counts[resource.KindVLAN][plan.Update]; got != 9 {
