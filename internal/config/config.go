@@ -61,7 +61,7 @@ type Policy struct {
 type Nautobot struct {
 	URL                string        `yaml:"url"`
 	TokenFile          string        `yaml:"token_file"`
-	APIVersion         string        `yaml:"api_version"`
+	APIVersion         string        `yaml:"api_version"` // empty: the server's own
 	PageSize           int           `yaml:"page_size"`
 	BatchSize          int           `yaml:"batch_size"`
 	Concurrency        int           `yaml:"concurrency"`
@@ -122,7 +122,7 @@ func Default() Config {
 		Spec:     Spec{Name: "default"},
 		Marker:   Marker{Tag: "managed-by-ipsync", CustomField: "ipsync_owner", VNIField: "vni"},
 		Policy:   Policy{Mode: string(plan.ModeSync), MaxDeletePercent: 10, MaxDeleteMin: 5},
-		Nautobot: Nautobot{APIVersion: "2.2", PageSize: 1000, BatchSize: 250, Concurrency: 4, Timeout: 60 * time.Second},
+		Nautobot: Nautobot{PageSize: 1000, BatchSize: 250, Concurrency: 4, Timeout: 60 * time.Second},
 		Agent: Agent{Listen: "127.0.0.1:9478", Interval: 10 * time.Minute, Jitter: 0.1, LeaseTTL: 2 * time.Minute,
 			Coalesce: 200 * time.Millisecond,
 			RabbitMQ: RabbitMQ{Exchange: "neutron", Topic: "notifications.info"}},

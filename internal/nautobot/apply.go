@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 
 	"github.com/google/uuid"
@@ -231,7 +230,9 @@ func (a *applier) preflight(ctx context.Context, writes []*plan.Change) error {
 	if tag == nil {
 		return fmt.Errorf("apply: tag %q does not exist in nautobot; run ipsync bootstrap first", a.c.cfg.Tag)
 	}
-	fields, err := sweep[wireCustomField](ctx, a.c, pathCustomFields, url.Values{"key": {a.c.cfg.OwnerField, a.c.cfg.VNIField}}, a.t)
+	// Listed whole and matched by key: there is no key filter (strict
+	// filtering answers 400), and custom fields are few.
+	fields, err := sweep[wireCustomField](ctx, a.c, pathCustomFields, nil, a.t)
 	if err != nil {
 		return fmt.Errorf("apply: read custom fields: %w", err)
 	}

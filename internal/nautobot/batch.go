@@ -6,11 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
+
+// retries500 is how often a write of one object is retried after an HTTP
+// 500 before the 500 counts as that object's.
+const retries500 = 2
 
 // send writes items in one bulk request and returns the items written.
 // When Nautobot refuses the batch (400, or 409 for a delete still in
@@ -18,6 +23,22 @@ import (
 // alone, and the others are written; a bulk create's per-object error
 // list shortcuts that. Only a failure to reach Nautobot is returned as an
 // error.
+//
+// An HTTP 500 is split the same way, not retried. Nautobot validates a
+// bulk write item by item against the database, then saves all items in
+// one transaction; a clash between two items of the request (two VLANs
+// of one group with the same name) passes validation and raises an
+// IntegrityError, and a ValidationError raised in save() or a signal (a
+// prefix's location whose type does not allow prefixes) is not turned
+// into a 400 either: the whole request answers 500 and nothing of it is
+// written. Such a 500 is deterministic, so retrying the batch only
+// repeats it, and giving up would leave every later write undone. A
+// transient 500 (a database hiccup) costs a split at most: the halves
+// then go through. A single object's 500 is retried a little, since it
+// may be transient, and then reported as that object's error, unless
+// Nautobot also fails a plain read of the endpoint: then it is failing
+// as a whole and the run stops. Other 5xx (502, 503, 504: a proxy, a
+// restart) are retried as before.
 func (a *applier) send(ctx context.Context, ep endpoint, method string, items []item) ([]item, error) {
 	if len(items) == 0 {
 		return nil, nil
@@ -25,7 +46,7 @@ func (a *applier) send(ctx context.Context, ep endpoint, method string, items []
 	pending := items
 	var existed []item
 	var answer []written
-	r := request{method: method, path: ep.path, tally: a.t,
+	r := request{method: method, path: ep.path, tally: a.t, answer500: true,
 		decode: func(b []byte) error {
 			if method == http.MethodDelete {
 				return nil
@@ -62,6 +83,9 @@ func (a *applier) send(ctx context.Context, ep endpoint, method string, items []
 			raw, err := json.Marshal(bodies)
 			return raw, false, err
 		}}
+	if len(items) == 1 {
+		r.retries500 = retries500
+	}
 	resp, err := a.c.do(ctx, r)
 	if len(existed) > 0 {
 		a.c.log.Info("retried create found objects already written", "path", ep.path, "objects", len(existed))
@@ -81,8 +105,73 @@ func (a *applier) send(ctx context.Context, ep endpoint, method string, items []
 		return append(existed, done...), nil
 	case resp.status == http.StatusBadRequest || (resp.status == http.StatusConflict && method == http.MethodDelete):
 		return a.refused(ctx, ep, method, pending, resp.body, existed)
+	case resp.status == http.StatusInternalServerError:
+		return a.serverFailed(ctx, ep, method, pending, resp.body, existed)
 	}
 	return nil, fmt.Errorf("apply: %w", apiError(r, resp))
+}
+
+// serverFailed isolates the objects of a batch Nautobot answered with
+// HTTP 500 (see send).
+func (a *applier) serverFailed(ctx context.Context, ep endpoint, method string, pending []item, body []byte, existed []item) ([]item, error) {
+	if method == http.MethodPost {
+		// Nautobot rolls the request's transaction back before it
+		// answers 500; but a 500 raised after the commit (rendering the
+		// answer) would leave the objects written. The ids are ours:
+		// what exists now was written.
+		found, err := a.existing(ctx, ep, pending)
+		if err != nil {
+			return nil, fmt.Errorf("apply: nautobot answers HTTP 500 to a create at %s and fails a read there too: %w", ep.path, err)
+		}
+		var rest, done []item
+		for _, it := range pending {
+			if found[it.id] {
+				done = append(done, it)
+			} else {
+				rest = append(rest, it)
+			}
+		}
+		a.succeeded(ep, method, done)
+		existed, pending = append(existed, done...), rest
+	}
+	switch len(pending) {
+	case 0:
+		return existed, nil
+	case 1:
+		if err := a.probe(ctx, ep); err != nil {
+			return nil, fmt.Errorf("apply: nautobot answers HTTP 500 to a write of %s and fails a read at %s too: %w", pending[0].ch.Key, ep.path, err)
+		}
+		a.fail(pending[0].ch, serverErrorMessage(body))
+		return existed, nil
+	}
+	return a.split(ctx, ep, method, pending, existed)
+}
+
+// probe reads one object of ep, with the retries of any read: it fails
+// when Nautobot fails as a whole rather than on one object.
+func (a *applier) probe(ctx context.Context, ep endpoint) error {
+	r := request{method: http.MethodGet, path: ep.path, query: url.Values{"limit": {"1"}, "depth": {"0"}}, tally: a.t}
+	resp, err := a.c.do(ctx, r)
+	if err != nil {
+		return err
+	}
+	if resp.status != http.StatusOK {
+		return apiError(r, resp)
+	}
+	return nil
+}
+
+// split writes the halves of a batch one after the other.
+func (a *applier) split(ctx context.Context, ep endpoint, method string, pending, done []item) ([]item, error) {
+	half := len(pending) / 2
+	for _, part := range [][]item{pending[:half], pending[half:]} {
+		got, err := a.send(ctx, ep, method, part)
+		if err != nil {
+			return nil, err
+		}
+		done = append(done, got...)
+	}
+	return done, nil
 }
 
 // refused isolates the objects of a refused batch.
@@ -104,15 +193,7 @@ func (a *applier) refused(ctx context.Context, ep endpoint, method string, pendi
 		got, err := a.send(ctx, ep, method, good)
 		return append(done, got...), err
 	}
-	half := len(pending) / 2
-	for _, part := range [][]item{pending[:half], pending[half:]} {
-		got, err := a.send(ctx, ep, method, part)
-		if err != nil {
-			return nil, err
-		}
-		done = append(done, got...)
-	}
-	return done, nil
+	return a.split(ctx, ep, method, pending, done)
 }
 
 // existing returns which of the items' ids Nautobot has.

@@ -28,10 +28,15 @@ func (c *Client) BootstrapPlan(ctx context.Context) ([]string, error) {
 	return c.bootstrap(ctx, false)
 }
 
-// marker is one object the marker needs.
+// marker is one object the marker needs. It is found by listing path
+// with lookup and keeping the one whose keyField (a tag's name, a custom
+// field's key) is exactly name: a lookup narrows, it never decides.
+// Custom fields have no key filter in any Nautobot version (strict
+// filtering answers 400 to one), so they are listed whole; there are few.
 type marker struct {
 	path, what, name string
 	lookup           url.Values
+	keyField         string
 	create           map[string]any
 	wantType         string // a custom field's type
 	cts              []string
@@ -53,12 +58,12 @@ func (c *Client) markers(ctx context.Context, t *tally) ([]marker, error) {
 		cts = append(cts, ep.ct)
 	}
 	return []marker{
-		{pathTags, "tag", c.cfg.Tag, url.Values{"name": {c.cfg.Tag}},
+		{pathTags, "tag", c.cfg.Tag, url.Values{"name": {c.cfg.Tag}}, "name",
 			map[string]any{"name": c.cfg.Tag, "color": "00bcd4", "description": "Managed by ipsync; do not edit by hand."}, "", cts},
-		{pathCustomFields, "custom field", c.cfg.OwnerField, url.Values{"key": {c.cfg.OwnerField}},
+		{pathCustomFields, "custom field", c.cfg.OwnerField, nil, "key",
 			map[string]any{"key": c.cfg.OwnerField, "label": "ipsync owner", "type": "text", "filter_logic": "exact",
 				"description": "The ipsync owner (static:<spec> or neutron:<site>) of this object."}, "text", cts},
-		{pathCustomFields, "custom field", c.cfg.VNIField, url.Values{"key": {c.cfg.VNIField}},
+		{pathCustomFields, "custom field", c.cfg.VNIField, nil, "key",
 			map[string]any{"key": c.cfg.VNIField, "label": "VNI", "type": "integer", "filter_logic": "exact",
 				"description": "VXLAN/Geneve segment id of the prefix's network."}, "integer", []string{"ipam.prefix"}},
 	}, nil
@@ -86,16 +91,17 @@ func (c *Client) bootstrap(ctx context.Context, commit bool) ([]string, error) {
 // ensure creates m if the lookup finds none, or adds content types it
 // lacks, and says which; with commit false it only says.
 func (c *Client) ensure(ctx context.Context, t *tally, m marker, commit bool) (string, error) {
-	type existing struct {
-		ID           string       `json:"id"`
-		Type         *choiceValue `json:"type"`
-		ContentTypes []string     `json:"content_types"`
-	}
-	got, err := sweep[existing](ctx, c, m.path, m.lookup, t)
+	got, err := sweep[wireMarker](ctx, c, m.path, m.lookup, t)
 	if err != nil {
 		return "", err
 	}
-	if len(got) == 0 {
+	i := slices.IndexFunc(got, func(e wireMarker) bool {
+		if m.keyField == "key" {
+			return e.Key == m.name
+		}
+		return e.Name == m.name
+	})
+	if i < 0 {
 		m.create["content_types"] = m.cts
 		what := fmt.Sprintf("%s %q", m.what, m.name)
 		if !commit {
@@ -103,7 +109,7 @@ func (c *Client) ensure(ctx context.Context, t *tally, m marker, commit bool) (s
 		}
 		return what, c.write(ctx, t, http.MethodPost, m.path, m.create)
 	}
-	e := got[0]
+	e := got[i]
 	if m.wantType != "" && (e.Type == nil || e.Type.Value != m.wantType) {
 		return "", fmt.Errorf("exists with another type than %s; fix it in Nautobot", m.wantType)
 	}

@@ -58,10 +58,13 @@ type Client struct {
 	log    *slog.Logger
 	jitter func() float64
 
+	// connMu serializes connecting; server is set once connected.
+	connMu sync.Mutex
+	server *server
+
 	mu    sync.Mutex
 	known knownIDs // ids learnt by List and Apply, for writing references
-	// m2m says whether prefix reads need exclude_m2m=false, once known.
-	m2mKnown, m2m bool
+	seen  *lookups // the lookups read last, for Check
 }
 
 // knownIDs maps names to ids: target-owned kinds by name, and ipsync's

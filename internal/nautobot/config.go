@@ -14,8 +14,10 @@ import (
 type Config struct {
 	URL   string // base URL, e.g. https://nautobot.example.com
 	Token string // API token; read from env or a file by the caller, never logged
-	// APIVersion is pinned in every request's Accept header. Default
-	// "2.2"; at least 2.2, where prefixes have several locations.
+	// APIVersion is pinned in every request's Accept header. Default:
+	// the server's own major.minor, read when the client connects. A pin
+	// must be at least 2.2, where prefixes have several locations, and
+	// no newer than the server.
 	APIVersion  string
 	PageSize    int // objects per list page; default 1000 (Nautobot's MAX_PAGE_SIZE)
 	BatchSize   int // objects per bulk write; default 250
@@ -33,9 +35,6 @@ type Config struct {
 }
 
 func (c Config) withDefaults() (Config, error) {
-	if c.APIVersion == "" {
-		c.APIVersion = "2.2"
-	}
 	if c.PageSize <= 0 {
 		c.PageSize = 1000
 	}
@@ -70,7 +69,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Token == "" {
 		errs = append(errs, errors.New("nautobot token is empty"))
 	}
-	if !versionAtLeast(c.APIVersion, 2, 2) {
+	if c.APIVersion != "" && !versionAtLeast(c.APIVersion, 2, 2) {
 		errs = append(errs, fmt.Errorf("nautobot api version %q: want major.minor, at least 2.2", c.APIVersion))
 	}
 	return c, errors.Join(errs...)

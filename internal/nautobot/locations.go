@@ -3,6 +3,7 @@ package nautobot
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -38,7 +39,15 @@ func (a *applier) syncLocations(ctx context.Context, method string, done []item)
 		if len(ids) == 0 {
 			return nil
 		}
-		current, err := a.assignments(ctx, ids)
+		s, err := a.c.connect(ctx)
+		if err != nil {
+			return err
+		}
+		nets := make(map[string]string, len(ids))
+		for _, id := range ids {
+			nets[id] = changed[id].ch.Desired.(*resource.Prefix).Prefix.String()
+		}
+		current, err := a.assignments(ctx, nets, s.version.less(assignmentsByUUID))
 		if err != nil {
 			return err
 		}
@@ -81,16 +90,32 @@ func (a *applier) assignment(prefix item, location string) item {
 		"id": id, "prefix": prefix.id, "location": a.c.targetRef(resource.RefLocation, location)}}
 }
 
-// assignments reads the location assignments of the prefixes.
-func (a *applier) assignments(ctx context.Context, prefixIDs []string) ([]wireAssignment, error) {
+// assignments reads the location assignments of the prefixes, given as
+// id -> prefix. The prefix filter takes ids from Nautobot 2.4.4; before,
+// an id matches nothing (and strict filtering does not object), so
+// byCIDR filters by the prefixes' networks instead, which matches the
+// same network in every namespace, and keeps the prefixes asked for.
+func (a *applier) assignments(ctx context.Context, prefixes map[string]string, byCIDR bool) ([]wireAssignment, error) {
+	set := make(map[string]bool, len(prefixes))
+	for id, net := range prefixes {
+		if byCIDR {
+			id = net
+		}
+		set[id] = true
+	}
+	values := slices.Sorted(maps.Keys(set))
 	const chunk = 100
 	var out []wireAssignment
-	for lo := 0; lo < len(prefixIDs); lo += chunk {
-		got, err := sweep[wireAssignment](ctx, a.c, pathAssignments, url.Values{"prefix": prefixIDs[lo:min(lo+chunk, len(prefixIDs))]}, a.t)
+	for lo := 0; lo < len(values); lo += chunk {
+		got, err := sweep[wireAssignment](ctx, a.c, pathAssignments, url.Values{"prefix": values[lo:min(lo+chunk, len(values))]}, a.t)
 		if err != nil {
 			return nil, fmt.Errorf("apply: read prefix location assignments: %w", err)
 		}
-		out = append(out, got...)
+		for _, as := range got {
+			if _, ok := prefixes[refID(as.Prefix)]; ok {
+				out = append(out, as)
+			}
+		}
 	}
 	return out, nil
 }

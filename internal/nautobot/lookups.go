@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -22,21 +23,31 @@ func refKinds() []refKind {
 	}
 }
 
-// refTag is the kind under which lookups keep tags; tags are not a
-// resource kind because ipsync refers to them by name only.
-const refTag resource.Kind = "tag"
+// Kinds under which lookups keep what ipsync does not refer to as a
+// resource kind: tags (named by name only) and location types (which
+// say what a location may hold).
+const (
+	refTag          resource.Kind = "tag"
+	refLocationType resource.Kind = "location_type"
+)
 
 // lookups are the objects other objects refer to, by id.
 type lookups struct {
 	refs map[resource.Kind]map[string]named // target-owned kinds and tags: id -> object
+	// byName is refs by name; a location's name is the one locationNames
+	// gives it.
+	byName map[resource.Kind]map[string]named
+	// shared are the location names that name several locations, each
+	// with those locations' paths.
+	shared map[string][]string
 }
 
 func (l *lookups) name(k resource.Kind, id string) string { return l.refs[k][id].Name }
 
-// fetchLookups reads locations, statuses, roles, tenants and tags.
+// fetchLookups reads locations and their types, statuses, roles, tenants
+// and tags.
 func (c *Client) fetchLookups(ctx context.Context, t *tally) (*lookups, error) {
-	l := &lookups{refs: map[resource.Kind]map[string]named{}}
-	kinds := append(refKinds(), refKind{refTag, pathTags})
+	kinds := append(refKinds(), refKind{refTag, pathTags}, refKind{refLocationType, pathLocationTypes})
 	results := make([][]named, len(kinds))
 	var tasks []func(context.Context) error
 	for i, k := range kinds {
@@ -49,29 +60,117 @@ func (c *Client) fetchLookups(ctx context.Context, t *tally) (*lookups, error) {
 	if err := parallel(ctx, c.cfg.Concurrency, tasks); err != nil {
 		return nil, err
 	}
+	raw := map[resource.Kind][]named{}
 	for i, k := range kinds {
-		m := make(map[string]named, len(results[i]))
-		for _, n := range results[i] {
-			m[n.ID] = n
-		}
-		l.refs[k.kind] = m
+		raw[k.kind] = results[i]
 	}
+	l := newLookups(raw)
 	c.learnRefs(l)
 	return l, nil
 }
 
-// learnRefs remembers the names' ids for writing references.
+// newLookups indexes what fetchLookups read, naming locations by
+// locationNames.
+func newLookups(raw map[resource.Kind][]named) *lookups {
+	l := &lookups{refs: map[resource.Kind]map[string]named{}, byName: map[resource.Kind]map[string]named{}}
+	for k, objs := range raw {
+		m := make(map[string]named, len(objs))
+		for _, n := range objs {
+			m[n.ID] = n
+		}
+		l.refs[k] = m
+	}
+	var names map[string]string
+	names, l.shared = locationNames(l.refs[resource.RefLocation])
+	for id, n := range l.refs[resource.RefLocation] {
+		n.Name = names[id]
+		l.refs[resource.RefLocation][id] = n
+	}
+	for k, m := range l.refs {
+		byName := make(map[string]named, len(m))
+		for _, n := range m {
+			if n.Name != "" {
+				byName[n.Name] = n
+			}
+		}
+		l.byName[k] = byName
+	}
+	return l
+}
+
+// pathSep separates the names of a location path.
+const pathSep = "/"
+
+// locationNames names each location for specs and plans. Nautobot keeps
+// a location's name unique only among its siblings (and among the
+// roots), so a location is named by its name where no other location has
+// that name, and otherwise by its path from the root, "DC-B22/row1",
+// which is unique. shared maps each name several locations have to their
+// paths. A path that equals another location's name (a location named
+// "DC-B22/row1") makes both ambiguous: they get no name, and the name is
+// in shared.
+func locationNames(locs map[string]named) (names map[string]string, shared map[string][]string) {
+	count := map[string]int{}
+	for _, n := range locs {
+		count[n.Name]++
+	}
+	path := func(n named) string {
+		parts := []string{n.Name}
+		for p, depth := n.Parent, 0; p != nil && depth < 100; depth++ {
+			parent, ok := locs[p.ID]
+			if !ok {
+				break
+			}
+			parts = append(parts, parent.Name)
+			p = parent.Parent
+		}
+		slices.Reverse(parts)
+		return strings.Join(parts, pathSep)
+	}
+	names = make(map[string]string, len(locs))
+	shared = map[string][]string{}
+	for id, n := range locs {
+		if count[n.Name] == 1 {
+			names[id] = n.Name
+			continue
+		}
+		names[id] = path(n)
+		shared[n.Name] = append(shared[n.Name], names[id])
+	}
+	byName := map[string][]string{}
+	for id, name := range names {
+		byName[name] = append(byName[name], id)
+	}
+	for name, ids := range byName {
+		if len(ids) < 2 {
+			continue
+		}
+		for _, id := range ids {
+			delete(names, id)
+		}
+		shared[name] = append(shared[name], name)
+	}
+	for name := range shared {
+		slices.Sort(shared[name])
+		shared[name] = slices.Compact(shared[name])
+	}
+	return names, shared
+}
+
+// learnRefs remembers the names' ids for writing references, and the
+// lookups for checking desired objects against them.
 func (c *Client) learnRefs(l *lookups) {
 	byName := map[resource.Kind]map[string]string{}
-	for k, m := range l.refs {
+	for k, m := range l.byName {
 		byName[k] = make(map[string]string, len(m))
-		for id, n := range m {
-			byName[k][n.Name] = id
+		for name, n := range m {
+			byName[k][name] = n.ID
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.known.refs = byName
+	c.seen = l
 }
 
 func (c *Client) learn(k resource.Key, id string) {
@@ -101,14 +200,9 @@ func (c *Client) ownID(k resource.Key) (string, bool) {
 	return id, ok
 }
 
-// applicable reports whether a status or role may be used on any kind
-// ipsync writes.
-func applicable(n named) bool {
-	for _, k := range nautobotKinds() {
-		ep, _ := endpointOf(k)
-		if slices.Contains(n.ContentTypes, ep.ct) {
-			return true
-		}
-	}
-	return false
+// lastLookups are the lookups read last, or nil.
+func (c *Client) lastLookups() *lookups {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen
 }

@@ -260,20 +260,20 @@ func TestConfig(t *testing.T) {
 	}
 }
 
-func TestLocationsOnOlderServers(t *testing.T) {
-	for _, version := range []string{"2.3", "2.4", "3.1"} {
-		for _, api := range []string{"2.2", "2.3"} {
+func TestLocationsOnEveryLine(t *testing.T) {
+	for _, version := range []string{"2.4", "3.1"} {
+		for _, api := range []string{"", "2.2", "2.4"} {
 			e := newEnv(t, func(c *Config) { c.APIVersion = api }, false, nautobottest.WithVersion(version))
 			p := &resource.Prefix{M: meta(), Namespace: "Global", Prefix: pfx("10.0.0.0/24"), Status: "Active", Locations: []string{"a11", "a12"}}
 			if _, err := e.c.Apply(context.Background(), creates(p)); err != nil {
-				t.Fatalf("server %s api %s: %v", version, api, err)
+				t.Fatalf("server %s api %q: %v", version, api, err)
 			}
 			got, err := e.c.List(context.Background(), Scope{Kinds: []resource.Kind{resource.KindPrefix}})
 			if err != nil {
-				t.Fatalf("server %s api %s: %v", version, api, err)
+				t.Fatalf("server %s api %q: %v", version, api, err)
 			}
 			if loc := got[0].(*resource.Prefix).Locations; !slices.Equal(loc, []string{"a11", "a12"}) {
-				t.Errorf("server %s api %s: locations %v", version, api, loc)
+				t.Errorf("server %s api %q: locations %v", version, api, loc)
 			}
 		}
 	}

@@ -16,17 +16,35 @@ type page[T any] struct {
 	Results []T     `json:"results"`
 }
 
+// identified is a wire object with an id.
+type identified interface{ objectID() string }
+
 // sweep reads every object a list query matches, page by page. It fails
 // unless the pages add up to the count Nautobot gave, so a read cut short
 // (a lost page, an early end, objects written meanwhile) is an error and
 // never a short list.
-func sweep[T any](ctx context.Context, c *Client, path string, query url.Values, t *tally) ([]T, error) {
+//
+// Pages are offsets into the list's ordering, and Nautobot's default
+// orderings have ties (IP addresses by host, so the same address in two
+// namespaces; locations by name, unique only per parent): between two
+// page queries the database may order tied rows differently, and one row
+// then comes twice while another never comes, with the count still
+// right. So the list is read by id, which is unique (sort=id; honoured by
+// every list endpoint of 2.4 and 3.x, checked on real servers). The ids
+// are then checked: ascending proves that no object came twice; if a
+// server ignored the sort, a repeated id is an error rather than a list
+// with a hole in it.
+func sweep[T any, PT interface {
+	*T
+	identified
+}](ctx context.Context, c *Client, path string, query url.Values, t *tally) ([]T, error) {
 	q := url.Values{}
 	for k, v := range query {
 		q[k] = v
 	}
 	q.Set("limit", strconv.Itoa(c.cfg.PageSize))
 	q.Set("depth", "0")
+	q.Set("sort", "id")
 	q.Del("offset")
 	var out []T
 	count, offset := -1, 0
@@ -68,17 +86,47 @@ func sweep[T any](ctx context.Context, c *Client, path string, query url.Values,
 	if len(out) != count {
 		return nil, fmt.Errorf("list %s: short read: got %d of %d objects", path, len(out), count)
 	}
+	if id := repeated[T, PT](out); id != "" {
+		return nil, fmt.Errorf("list %s: object %s came twice, so another one was missed: the server's paging is not by a unique order; read again", path, id)
+	}
 	return out, nil
+}
+
+// repeated returns an id that occurs twice in objs, or "". Ids in
+// ascending order, as sort=id gives them, are checked without a set.
+func repeated[T any, PT interface {
+	*T
+	identified
+}](objs []T) string {
+	ascending := true
+	for i := 1; i < len(objs) && ascending; i++ {
+		ascending = PT(&objs[i-1]).objectID() < PT(&objs[i]).objectID()
+	}
+	if ascending {
+		return ""
+	}
+	seen := make(map[string]bool, len(objs))
+	for i := range objs {
+		id := PT(&objs[i]).objectID()
+		if seen[id] {
+			return id
+		}
+		seen[id] = true
+	}
+	return ""
 }
 
 // byIDs fetches the objects with the given ids, in chunks that keep URLs
 // short enough for the proxies in front of Nautobot.
-func byIDs[T any](ctx context.Context, c *Client, path string, ids []string, t *tally) ([]T, error) {
+func byIDs[T any, PT interface {
+	*T
+	identified
+}](ctx context.Context, c *Client, path string, ids []string, t *tally) ([]T, error) {
 	const chunk = 100
 	var out []T
 	for lo := 0; lo < len(ids); lo += chunk {
 		q := url.Values{"id": ids[lo:min(lo+chunk, len(ids))]}
-		got, err := sweep[T](ctx, c, path, q, t)
+		got, err := sweep[T, PT](ctx, c, path, q, t)
 		if err != nil {
 			return nil, err
 		}

@@ -31,5 +31,14 @@ func (t *Target) Names(ctx context.Context) (map[resource.Kind]map[string]bool, 
 	return t.c.Names(ctx)
 }
 
-// Check reports a desired object this Nautobot cannot hold.
-func (t *Target) Check(o resource.Object) error { return Supports(o) }
+// Check reports a desired object this Nautobot cannot hold: a kind or
+// field it has no place for, or references it will refuse (see
+// Client.check; it needs the lookups of a List or Names before it).
+// Several problems are joined, each a *FieldError where it is about one
+// field.
+func (t *Target) Check(o resource.Object) error {
+	if err := Supports(o); err != nil {
+		return err
+	}
+	return t.c.check(o)
+}

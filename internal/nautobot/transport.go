@@ -48,6 +48,14 @@ type request struct {
 	// retried.
 	decode func(body []byte) error
 	tally  *tally
+	// unpinned marks the request that reads the server's version: it is
+	// sent before the client knows which API version to pin.
+	unpinned bool
+	// answer500, when set, makes an HTTP 500 an answer for the caller
+	// after retries500 retries, instead of a failure retried like other
+	// 5xx (see applier.send for why).
+	answer500  bool
+	retries500 int
 }
 
 // errSkipped reports that a request's body func found nothing to send.
@@ -63,7 +71,17 @@ const (
 // do sends r, retrying transient failures: network errors, attempt
 // timeouts, 5xx, 429 (after its Retry-After), and 2xx answers whose body
 // cannot be decoded. Other answers, successes and 4xx, are returned as they are.
+// With r.answer500, an HTTP 500 is returned as an answer too, after
+// r.retries500 retries. The first request connects (see connect).
 func (c *Client) do(ctx context.Context, r request) (*response, error) {
+	api := ""
+	if !r.unpinned {
+		s, err := c.connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		api = s.api
+	}
 	target := *c.base
 	target.Path += r.path
 	target.RawQuery = r.query.Encode()
@@ -80,7 +98,7 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 			}
 			raw = b
 		}
-		resp, sent, err := c.once(ctx, r.method, target.String(), raw)
+		resp, sent, err := c.once(ctx, r.method, target.String(), api, raw)
 		r.tally.count(r.method)
 		var wait time.Duration
 		switch {
@@ -91,6 +109,8 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 		case resp.status == http.StatusTooManyRequests:
 			wait = c.retryAfter(resp.header.Get("Retry-After"))
 			err = &APIError{r.method, r.path, resp.status, snippet(resp.body)}
+		case resp.status == http.StatusInternalServerError && r.answer500 && attempt >= min(r.retries500, c.cfg.MaxRetries):
+			return resp, nil
 		case resp.status >= 500:
 			maybeSent = true
 			err = &APIError{r.method, r.path, resp.status, snippet(resp.body)}
@@ -113,9 +133,10 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 	}
 }
 
-// once sends one attempt. sent reports whether the request may have
-// reached the server: false only when the connection could not be made.
-func (c *Client) once(ctx context.Context, method, target string, body []byte) (*response, bool, error) {
+// once sends one attempt, pinned to API version api unless it is empty.
+// sent reports whether the request may have reached the server: false
+// only when the connection could not be made.
+func (c *Client) once(ctx context.Context, method, target, api string, body []byte) (*response, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	var rd io.Reader
@@ -127,7 +148,11 @@ func (c *Client) once(ctx context.Context, method, target string, body []byte) (
 		return nil, false, fmt.Errorf("build request: %w", err)
 	}
 	req.Header.Set("Authorization", "Token "+c.cfg.Token)
-	req.Header.Set("Accept", "application/json; version="+c.cfg.APIVersion)
+	if api != "" {
+		req.Header.Set("Accept", "application/json; version="+api)
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

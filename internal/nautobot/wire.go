@@ -21,6 +21,12 @@ func refID(r *ref) string {
 	return r.ID
 }
 
+func (b *base) objectID() string            { return b.ID }
+func (n *named) objectID() string           { return n.ID }
+func (a *wireAssignment) objectID() string  { return a.ID }
+func (f *wireCustomField) objectID() string { return f.ID }
+func (w *written) objectID() string         { return w.ID }
+
 type base struct {
 	ID           string                     `json:"id"`
 	LastUpdated  string                     `json:"last_updated"`
@@ -28,11 +34,13 @@ type base struct {
 	CustomFields map[string]json.RawMessage `json:"custom_fields"`
 }
 
-// named is a location, status, role, tenant or tag.
+// named is a location, location type, status, role, tenant or tag.
 type named struct {
 	ID           string   `json:"id"`
 	Name         string   `json:"name"`
-	ContentTypes []string `json:"content_types"`
+	ContentTypes []string `json:"content_types"` // location types, statuses, roles, tags
+	Parent       *ref     `json:"parent"`        // locations
+	LocationType *ref     `json:"location_type"` // locations
 }
 
 type wireNamespace struct {
@@ -112,6 +120,17 @@ type wireCustomField struct {
 	ContentTypes []string     `json:"content_types"`
 }
 
+// wireMarker is a tag or custom field as bootstrap reads it.
+type wireMarker struct {
+	ID           string       `json:"id"`
+	Name         string       `json:"name"` // a tag's
+	Key          string       `json:"key"`  // a custom field's
+	Type         *choiceValue `json:"type"`
+	ContentTypes []string     `json:"content_types"`
+}
+
+func (m *wireMarker) objectID() string { return m.ID }
+
 // written is what a write's answer is checked for.
 type written struct {
 	ID           string                     `json:"id"`
@@ -144,13 +163,14 @@ func endpointOf(k resource.Kind) (endpoint, bool) {
 
 // Paths of the kinds Nautobot owns and of other endpoints ipsync uses.
 const (
-	pathLocations    = "/api/dcim/locations/"
-	pathStatuses     = "/api/extras/statuses/"
-	pathRoles        = "/api/extras/roles/"
-	pathTenants      = "/api/tenancy/tenants/"
-	pathTags         = "/api/extras/tags/"
-	pathCustomFields = "/api/extras/custom-fields/"
-	pathAssignments  = "/api/ipam/prefix-location-assignments/"
+	pathLocations     = "/api/dcim/locations/"
+	pathLocationTypes = "/api/dcim/location-types/"
+	pathStatuses      = "/api/extras/statuses/"
+	pathRoles         = "/api/extras/roles/"
+	pathTenants       = "/api/tenancy/tenants/"
+	pathTags          = "/api/extras/tags/"
+	pathCustomFields  = "/api/extras/custom-fields/"
+	pathAssignments   = "/api/ipam/prefix-location-assignments/"
 )
 
 // nautobotKinds are the kinds Nautobot holds, in dependency order.

@@ -28,9 +28,16 @@ type Namer interface {
 }
 
 // Checker is implemented by targets that can tell before any write that
-// they have no place for a desired object.
+// they have no place for a desired object. Check may join several errors
+// (errors.Join); one with a Field method is about that field.
 type Checker interface {
 	Check(o resource.Object) error
+}
+
+// fieldError is a Checker's error about one field of an object.
+type fieldError interface {
+	error
+	Field() string
 }
 
 // Result is a plan with what it was made from.
@@ -85,8 +92,20 @@ func (r *Result) CheckTarget(t Target) {
 		if ch.Desired == nil || !ch.Action.Writes() {
 			continue
 		}
-		if err := c.Check(ch.Desired); err != nil {
-			r.Problems = append(r.Problems, Problem{Source: ch.Desired.Meta().Source, Key: ch.Key, Field: string(ch.Key.Kind), Message: err.Error()})
+		err := c.Check(ch.Desired)
+		if err == nil {
+			continue
+		}
+		errs := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = j.Unwrap()
+		}
+		for _, e := range errs {
+			field := string(ch.Key.Kind)
+			if fe, ok := errors.AsType[fieldError](e); ok {
+				field = fe.Field()
+			}
+			r.Problems = append(r.Problems, Problem{Source: ch.Desired.Meta().Source, Key: ch.Key, Field: field, Message: e.Error()})
 		}
 	}
 }

@@ -147,3 +147,51 @@ func TestVIDOutsideTargetGroupRange(t *testing.T) {
 		t.Errorf("problems = %v, want the vid outside the group's range", r.Problems)
 	}
 }
+
+// checkingStore is a target that refuses prefixes with err.
+type checkingStore struct {
+	*memory.Store
+	err error
+}
+
+func (c checkingStore) Check(o resource.Object) error {
+	if o.Kind() == resource.KindPrefix {
+		return c.err
+	}
+	return nil
+}
+
+type fieldErr struct{ field, msg string }
+
+func (e fieldErr) Error() string { return e.msg }
+func (e fieldErr) Field() string { return e.field }
+
+// TestCheckTargetFields: a Checker's errors become problems located in
+// the spec, one per joined error, under the field an error names.
+func TestCheckTargetFields(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want []string
+	}{
+		{"plain", errors.New("no place"), []string{"dc.yaml:9:5: prefix: no place"}},
+		{"about a field", fieldErr{"status", "not for prefixes"}, []string{"dc.yaml:9:5: status: not for prefixes"}},
+		{"joined", errors.Join(fieldErr{"status", "not for prefixes"}, fieldErr{"locations", "wrong type"}, errors.New("no place")),
+			[]string{"dc.yaml:9:5: status: not for prefixes", "dc.yaml:9:5: locations: wrong type", "dc.yaml:9:5: prefix: no place"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Plan(context.Background(), desired(), checkingStore{memory.New(), tt.err}, plan.DefaultPolicy(owner))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range r.Problems {
+				got = append(got, p.String())
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("problems = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
