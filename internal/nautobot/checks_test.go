@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -89,7 +91,6 @@ func TestContentTypesCheckedAtPlan(t *testing.T) {
 		path string
 		body map[string]any
 	}{
-		{pathStatuses, map[string]any{"name": "Retired", "content_types": []string{"dcim.location"}}},
 		{pathRoles, map[string]any{"name": "anycast", "content_types": []string{"ipam.ipaddress"}}},
 		{pathTags, map[string]any{"name": "rack", "content_types": []string{"dcim.device"}}},
 		{pathLocationTypes, map[string]any{"name": "Region", "content_types": []string{"dcim.device"}}},
@@ -105,7 +106,7 @@ func TestContentTypesCheckedAtPlan(t *testing.T) {
 		{at(&resource.VLANGroup{Name: "g", Location: "r1"}, 7),
 			[]string{`7:5: location|location "r1" is a "Region"|may not hold ipam.vlangroup`}},
 		{at(&resource.VLAN{Group: "g", VID: 5, Name: "v", Status: "Active", Role: "anycast"}, 9),
-			[]string{`9:5: role|role "anycast" may not be used on ipam.vlan|roles allowed there: tenant-net`}},
+			[]string{`9:5: role|role "anycast" may not be used on ipam.vlan|roles allowed there: loopback, oob, provisioning, storage, tenant-net`}},
 		{at(&resource.Prefix{Namespace: "Global", Prefix: pfx("10.2.0.0/24"), Status: "Active", Locations: []string{"a11", "r1"}}, 12),
 			[]string{`12:5: locations|location "r1" is a "Region"|ipam.prefix`}},
 		{at(&resource.ASN{ASN: 65001, Status: "Active", Tags: []string{"blue", "rack"}}, 14),
@@ -120,8 +121,8 @@ func TestContentTypesCheckedAtPlan(t *testing.T) {
 // TestRealContentTypesCheckedAtPlan: the same against real servers,
 // with their stock statuses and roles.
 func TestRealContentTypesCheckedAtPlan(t *testing.T) {
-	forEachReal(t, func(t *testing.T, line string) {
-		e := newRealEnv(t, line, nil)
+	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+		e := newRealEnv(t, srv, nil)
 		lt := e.create(pathLocationTypes, map[string]any{"name": e.name("region"), "content_types": []string{"dcim.device"}})
 		region := e.name("r1")
 		e.create(pathLocations, map[string]any{"name": region, "location_type": lt, "status": map[string]any{"name": "Active"}})
@@ -197,8 +198,8 @@ func TestLocationNames(t *testing.T) {
 // ambiguous, naming both paths; a path resolves to the right location,
 // is written there, reads back the same, and plans no change.
 func TestRealRepeatedLocationNames(t *testing.T) {
-	forEachReal(t, func(t *testing.T, line string) {
-		e := newRealEnv(t, line, nil)
+	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+		e := newRealEnv(t, srv, nil)
 		ctx := context.Background()
 		lt := e.create(pathLocationTypes, map[string]any{"name": e.name("lt"), "nestable": true,
 			"content_types": []string{"ipam.namespace", "ipam.vlangroup", "ipam.prefix", "ipam.vlan"}})

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -62,7 +64,7 @@ func TestBootstrapFindsCustomFieldsByKey(t *testing.T) {
 				if w := spy.requests("PATCH " + pathCustomFields + id); len(w) != 0 {
 					t.Errorf("bootstrap wrote the look-alike custom field: %q", w)
 				}
-				for _, cf := range e.srv.Objects("extras.customfield") {
+				for _, cf := range e.srv.Objects(t, "extras.customfield") {
 					if cf["key"] == "ipsync_owner_old" && len(cf["content_types"].([]any)) != 1 {
 						t.Errorf("look-alike's content types = %v, want [ipam.vlan]", cf["content_types"])
 					}
@@ -83,8 +85,8 @@ func TestBootstrapFindsCustomFieldsByKey(t *testing.T) {
 // ipsync's own narrowed by hand: bootstrap extends its own and leaves
 // the look-alike as it was.
 func TestRealBootstrapFindsCustomFieldsByKey(t *testing.T) {
-	forEachReal(t, func(t *testing.T, line string) {
-		e := newRealEnv(t, line, nil)
+	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+		e := newRealEnv(t, srv, nil)
 		ctx := context.Background()
 		if got, err := e.c.BootstrapPlan(ctx); err != nil || len(got) != 0 {
 			t.Fatalf("BootstrapPlan after Bootstrap = %q, %v; want nothing", got, err)

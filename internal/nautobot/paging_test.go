@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -103,8 +105,8 @@ func TestPagingWithTies(t *testing.T) {
 // name under different parents (locations order by name). Each must
 // come exactly once.
 func TestRealPagingWithTies(t *testing.T) {
-	forEachReal(t, func(t *testing.T, line string) {
-		e := newRealEnv(t, line, nil)
+	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+		e := newRealEnv(t, srv, nil)
 		ctx := context.Background()
 		var objs []resource.Object
 		var nss []string
@@ -125,7 +127,7 @@ func TestRealPagingWithTies(t *testing.T) {
 			e.create(pathLocations, map[string]any{"name": dup, "parent": parent, "location_type": site, "status": map[string]any{"name": "Active"}})
 		}
 		for _, size := range []int{2, 3, 5} {
-			u, token := realNautobot(t, line)
+			u, token := srv.URL(), srv.Token()
 			c, err := New(Config{URL: u, Token: token, PageSize: size, Tag: e.c.cfg.Tag, OwnerField: e.c.cfg.OwnerField, VNIField: e.c.cfg.VNIField}, nil)
 			if err != nil {
 				t.Fatal(err)

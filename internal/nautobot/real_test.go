@@ -8,76 +8,34 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 )
 
-// Tests against a real Nautobot run when the environment names one per
-// line (scripts/nautobot-up.sh starts one on loopback):
-//
-//	3.x:  IPSYNC_NAUTOBOT_URL     and IPSYNC_NAUTOBOT_TOKEN
-//	2.4:  IPSYNC_NAUTOBOT_LTM_URL and IPSYNC_NAUTOBOT_LTM_TOKEN
-//
-// and are skipped, saying so, when it does not. They can run again and
-// again against the same server: each makes its own marker (tag and
-// custom fields with unique names) and names its objects uniquely, and
-// deletes what it made when it ends.
-
-// realLine is one Nautobot line and the env vars that name a server of it.
-type realLine struct {
-	name, urlEnv, tokenEnv string
-}
-
-var realLines = []realLine{
-	{"3.x", "IPSYNC_NAUTOBOT_URL", "IPSYNC_NAUTOBOT_TOKEN"},
-	{"2.4", "IPSYNC_NAUTOBOT_LTM_URL", "IPSYNC_NAUTOBOT_LTM_TOKEN"},
-}
-
-// realNautobot returns the URL and token of the real Nautobot of line
-// ("3.x" or "2.4") from the environment, or skips the test.
-func realNautobot(t *testing.T, line string) (url, token string) {
-	t.Helper()
-	for _, l := range realLines {
-		if l.name != line {
-			continue
-		}
-		url, token = os.Getenv(l.urlEnv), os.Getenv(l.tokenEnv)
-		if url == "" || token == "" {
-			t.Skipf("no real Nautobot %s: set %s and %s to run this test against one", l.name, l.urlEnv, l.tokenEnv)
-		}
-		return url, token
-	}
-	t.Fatalf("unknown Nautobot line %q", line)
-	return "", ""
-}
-
-// forEachReal runs f as a subtest per Nautobot line, each against that
-// line's real server or skipped.
-func forEachReal(t *testing.T, f func(t *testing.T, line string)) {
-	for _, l := range realLines {
-		t.Run(l.name, func(t *testing.T) { f(t, l.name) })
-	}
-}
+// Tests that only a real Nautobot can answer run through nbtest.EachReal.
+// Besides the emptying nbtest does around each test, each makes its own
+// marker (tag and custom fields with unique names), names its objects
+// uniquely, and deletes what it made outside what nbtest empties.
 
 // realEnv is a client for a real Nautobot with a marker of its own.
 type realEnv struct {
-	t    *testing.T
-	c    *Client
-	line string
+	t *testing.T
+	c *Client
 	// uniq is a suffix that makes the test's names its own.
 	uniq  string
 	after []func(context.Context) // run at cleanup after the marked objects are gone, last first
 }
 
-// newRealEnv connects to the real Nautobot of line (or skips), with a
+// newRealEnv connects to srv, a real Nautobot, with a
 // marker named after the test run, bootstrapped; edit adjusts the client
 // config. At cleanup it deletes every object carrying the marker tag,
 // then what the test registered with created, then the marker.
-func newRealEnv(t *testing.T, line string, edit func(*Config)) *realEnv {
+func newRealEnv(t *testing.T, srv *nbtest.Server, edit func(*Config)) *realEnv {
 	t.Helper()
-	u, token := realNautobot(t, line)
+	u, token := srv.URL(), srv.Token()
 	uniq := uniqueSuffix(t)
 	cfg := Config{URL: u, Token: token, Tag: "ipsync-t-" + uniq, OwnerField: "ipsync_t_" + uniq, VNIField: "ipsync_t_" + uniq + "_vni"}
 	if edit != nil {
@@ -87,7 +45,7 @@ func newRealEnv(t *testing.T, line string, edit func(*Config)) *realEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &realEnv{t: t, c: c, line: line, uniq: uniq}
+	e := &realEnv{t: t, c: c, uniq: uniq}
 	t.Cleanup(e.cleanup)
 	if _, err := c.Bootstrap(context.Background()); err != nil {
 		t.Fatalf("bootstrap: %v", err)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -18,8 +20,8 @@ import (
 func TestRealApplyRoundTrip(t *testing.T) {
 	for _, byCIDR := range []bool{false, true} {
 		t.Run("assignments by network "+strconv.FormatBool(byCIDR), func(t *testing.T) {
-			forEachReal(t, func(t *testing.T, line string) {
-				e := newRealEnv(t, line, nil)
+			nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+				e := newRealEnv(t, srv, nil)
 				ctx := context.Background()
 				if byCIDR {
 					if _, _, err := e.c.ServerVersion(ctx); err != nil {

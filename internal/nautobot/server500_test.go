@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -142,7 +144,7 @@ func TestServerErrorIsolated(t *testing.T) {
 				}
 			}
 			for ct, n := range tt.stored {
-				if got := e.srv.Count(ct); got != n {
+				if got := e.srv.Count(t, ct); got != n {
 					t.Errorf("%d %s stored, want %d", got, ct, n)
 				}
 			}
@@ -194,8 +196,8 @@ func TestServerErrorOnBulkUpdate(t *testing.T) {
 // and a bulk update that gives two VLANs one name: the offending objects
 // are named with Nautobot's reason and everything else is written.
 func TestRealServerErrorIsolated(t *testing.T) {
-	forEachReal(t, func(t *testing.T, line string) {
-		e := newRealEnv(t, line, nil)
+	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+		e := newRealEnv(t, srv, nil)
 		ctx := context.Background()
 		lt := e.create("/api/dcim/location-types/", map[string]any{"name": e.name("region"), "content_types": []string{"dcim.device"}})
 		region := e.name("r1")

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -107,8 +109,8 @@ func (s *acceptSpy) RoundTrip(r *http.Request) (*http.Response, error) {
 // version and pins the API version each line speaks, which the server
 // confirms in its answers' API-Version.
 func TestRealServerVersion(t *testing.T) {
-	forEachReal(t, func(t *testing.T, line string) {
-		u, token := realNautobot(t, line)
+	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+		u, token := srv.URL(), srv.Token()
 		spy := &acceptSpy{next: http.DefaultTransport}
 		c, err := New(Config{URL: u, Token: token}, nil, WithHTTPClient(&http.Client{Transport: spy}))
 		if err != nil {
@@ -121,9 +123,9 @@ func TestRealServerVersion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prefix := map[string]string{"3.x": "3.", "2.4": "2.4."}[line]
-		if !strings.HasPrefix(version, prefix) || !strings.HasPrefix(version, api+".") {
-			t.Errorf("version %s, api %s; want a %s release and its major.minor", version, api, line)
+		// The subtest is named by the version the server reports itself.
+		if want := strings.TrimPrefix(srv.Name, "nautobot-"); version != want || !strings.HasPrefix(version, api+".") {
+			t.Errorf("version %s, api %s; want %s and its major.minor", version, api, want)
 		}
 		for path, got := range spy.apiVersions {
 			if path != "/api/status/" && got != api {
