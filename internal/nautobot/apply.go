@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -14,8 +15,10 @@ import (
 
 // applier is one Apply in progress.
 type applier struct {
-	c      *Client
-	t      *tally
+	c *Client
+	t *tally
+
+	mu     sync.Mutex // guards res and failed: batches of a kind run at once
 	res    *ApplyResult
 	failed map[resource.Key]bool
 }
@@ -129,20 +132,35 @@ func (a *applier) run(ctx context.Context, run []*plan.Change) error {
 		method string
 		items  []item
 	}{{http.MethodPatch, patch}, {http.MethodPost, post}, {http.MethodDelete, del}} {
+		var tasks []func(context.Context) error
 		for lo := 0; lo < len(group.items); lo += a.c.cfg.BatchSize {
 			batch := group.items[lo:min(lo+a.c.cfg.BatchSize, len(group.items))]
-			done, err := a.send(ctx, ep, group.method, batch)
-			if err != nil {
-				return err
-			}
-			if k == resource.KindPrefix && group.method != http.MethodDelete {
-				if err := a.syncLocations(ctx, group.method, done); err != nil {
+			tasks = append(tasks, func(ctx context.Context) error {
+				done, err := a.send(ctx, ep, group.method, batch)
+				if err != nil || k != resource.KindPrefix || group.method == http.MethodDelete {
 					return err
 				}
-			}
+				return a.syncLocations(ctx, group.method, done)
+			})
+		}
+		if err := parallel(ctx, a.writers(k), tasks); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// writers is how many bulk writes of kind k may run at once. Nautobot
+// spends most of a bulk write in Python, one worker per request, so
+// batches sent together finish several times sooner than one after the
+// other. Only IP addresses and VLANs go together: neither refers to
+// another object of its kind, while a prefix's create or delete
+// re-parents the prefixes around it, which concurrent batches would race.
+func (a *applier) writers(k resource.Kind) int {
+	if k == resource.KindIPAddress || k == resource.KindVLAN {
+		return a.c.cfg.Concurrency
+	}
+	return 1
 }
 
 // item builds the request object of one change.
@@ -185,7 +203,10 @@ func (a *applier) failedDependency(ch *plan.Change) string {
 	}
 	for _, r := range ch.Desired.References() {
 		k := resource.Key{Kind: r.Kind, Name: r.Name}
-		if a.failed[k] {
+		a.mu.Lock()
+		failed := a.failed[k]
+		a.mu.Unlock()
+		if failed {
 			return k.String()
 		}
 	}
@@ -193,6 +214,8 @@ func (a *applier) failedDependency(ch *plan.Change) string {
 }
 
 func (a *applier) fail(ch *plan.Change, msg string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.failed[ch.Key] = true
 	a.res.Errors = append(a.res.Errors, &ObjectError{Key: ch.Key, Action: ch.Action, Message: msg})
 }

@@ -248,6 +248,8 @@ func (a *applier) check(ep endpoint, method string, items []item, got []written)
 
 // succeeded counts written objects and remembers or forgets their ids.
 func (a *applier) succeeded(ep endpoint, method string, items []item) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	for _, it := range items {
 		if it.aux {
 			continue

@@ -21,7 +21,7 @@ type Config struct {
 	APIVersion  string
 	PageSize    int // objects per list page; default 1000 (Nautobot's MAX_PAGE_SIZE)
 	BatchSize   int // objects per bulk write; default 250
-	Concurrency int // list sweeps run at once; default 4
+	Concurrency int // list sweeps, and bulk writes of IP addresses or VLANs, run at once; default 4
 	// InsecureSkipVerify turns TLS certificate checks off. It has no
 	// effect with WithHTTPClient, whose transport is used as given.
 	InsecureSkipVerify bool

@@ -101,7 +101,8 @@ func TestAttemptTimeoutIsRetried(t *testing.T) {
 func TestResetDuringBulkCreate(t *testing.T) {
 	for _, reset := range []nautobottest.Reset{nautobottest.ResetAfterHandling, nautobottest.ResetBeforeHandling} {
 		t.Run(fmt.Sprint(reset), func(t *testing.T) {
-			e := newEnv(t, nil, false)
+			// One batch at a time, so that the fault hits the batch of 250.
+			e := newEnv(t, func(c *Config) { c.Concurrency = 1 }, false)
 			objs := []resource.Object{&resource.VLANGroup{M: meta(), Name: "g"}}
 			for i := range 300 {
 				objs = append(objs, &resource.VLAN{M: meta(), Group: "g", VID: uint16(i + 1), Name: fmt.Sprintf("v%d", i+1), Status: "Active"})
