@@ -2,7 +2,9 @@ package nbtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,6 +35,13 @@ func (r *real) start(t testing.TB, after bool) *httptest.Server {
 	}
 	target, _ := url.Parse(r.upstream)
 	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ErrorHandler = func(w http.ResponseWriter, req *http.Request, err error) {
+		// A client that gave up (an agent shutting down) is not news.
+		if !errors.Is(err, context.Canceled) {
+			t.Logf("proxy: %s %s: %v", req.Method, req.URL.Path, err)
+		}
+		w.WriteHeader(http.StatusBadGateway)
+	}
 	r.counts.reset()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.counts.add(req.Method, req.URL.Path)
