@@ -126,6 +126,8 @@ func TestRealContentTypesCheckedAtPlan(t *testing.T) {
 		lt := e.create(pathLocationTypes, map[string]any{"name": e.name("region"), "content_types": []string{"dcim.device"}})
 		region := e.name("r1")
 		e.create(pathLocations, map[string]any{"name": region, "location_type": lt, "status": map[string]any{"name": "Active"}})
+		rack := e.name("rack")
+		e.create(pathTags, map[string]any{"name": rack, "content_types": []string{"ipam.prefix"}})
 		ns := e.name("ns")
 		planProblems(t, e.c.Target(Scope{Owner: owner}), []checkCase{
 			{at(&resource.Namespace{Name: ns, Location: region}, 2), nil},
@@ -137,9 +139,9 @@ func TestRealContentTypesCheckedAtPlan(t *testing.T) {
 				[]string{`9:5: status|status "Available" may not be used on ipam.vlan`}},
 			{at(&resource.Prefix{Namespace: ns, Prefix: pfx("10.2.0.0/24"), Status: "Active", Role: "Anycast", Locations: []string{region}}, 12),
 				[]string{`12:5: role|role "Anycast" may not be used on ipam.prefix`, fmt.Sprintf(`12:5: locations|location %q|ipam.prefix`, region)}},
-			{at(&resource.ASN{ASN: 4200000001, Status: "Reserved", Tags: []string{"blue"}}, 14),
+			{at(&resource.ASN{ASN: 4200000001, Status: "Reserved", Tags: []string{"blue", rack}}, 14),
 				[]string{`14:5: status|status "Reserved" may not be used on nautobot_bgp_models.autonomoussystem|Active, Available, Planned`,
-					`14:5: tags|tag "blue" may not be used on nautobot_bgp_models.autonomoussystem`}},
+					fmt.Sprintf(`14:5: tags|tag %q may not be used on nautobot_bgp_models.autonomoussystem`, rack)}},
 			{at(&resource.IPAddress{Namespace: ns, Address: pfx("10.1.0.5/24"), Status: "Active", Role: "Anycast"}, 17), nil},
 		})
 		if got := e.stored("/api/ipam/namespaces/", url.Values{"name": {ns}}); len(got) != 0 {
