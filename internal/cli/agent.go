@@ -35,8 +35,11 @@ agent.interval (default 10m, with jitter), and within about a second of Neutron'
 notifications (agent.rabbitmq). One agent per owner writes at a time (a lease held in
 Nautobot); a second one waits. It serves /metrics, /healthz, /readyz and a status page
 on agent.listen (default 127.0.0.1:9478). SIGTERM stops it cleanly.`,
-		Args: cobra.NoArgs,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if configPath == "" || siteName == "" {
+				return usagef("agent needs --config and --site")
+			}
 			if !cmd.Flags().Changed("log-format") {
 				e.logger = mustJSONLogger(e)
 			}
@@ -49,17 +52,15 @@ on agent.listen (default 127.0.0.1:9478). SIGTERM stops it cleanly.`,
 			}
 			site, err := cfg.Site(siteName)
 			if err != nil {
-				return err
+				return usage(fmt.Errorf("--site: %w", err))
 			}
 			return e.runAgent(cmd.Context(), cfg, site, dryRun)
 		},
 	}
-	cmd.Flags().StringVarP(&configPath, "config", "c", "", "config file (ipsync.yaml)")
-	cmd.Flags().StringVar(&siteName, "site", "", "the site this agent syncs")
+	cmd.Flags().StringVarP(&configPath, "config", "c", "", "config file (ipsync.yaml) (required)")
+	cmd.Flags().StringVar(&siteName, "site", "", "the site this agent syncs (required)")
 	cmd.Flags().StringVar(&listen, "listen", "", "HTTP address for metrics and status (default from config, 127.0.0.1:9478)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "plan and report drift, never write")
-	_ = cmd.MarkFlagRequired("config")
-	_ = cmd.MarkFlagRequired("site")
 	return cmd
 }
 

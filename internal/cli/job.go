@@ -61,6 +61,9 @@ func loadConfig(path string) (*config.Config, error) {
 // prepare wires one job from flags and config: the desired objects (spec or a
 // site's Neutron), the policy, and the target.
 func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, error) {
+	if err := checkOutput(f.output, "text", "json"); err != nil {
+		return nil, err
+	}
 	cfg, err := loadConfig(f.config)
 	if err != nil {
 		return nil, err
@@ -78,11 +81,11 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 	case kind == "neutron":
 		// The one write to Neutron: the spec's segment ranges of one site.
 		if f.site == "" {
-			return nil, &exitError{2, fmt.Errorf("--target neutron writes a site's segment ranges: give --site")}
+			return nil, usagef("--target neutron writes a site's segment ranges: give --site")
 		}
 		site, err := cfg.Site(f.site)
 		if err != nil {
-			return nil, err
+			return nil, usage(fmt.Errorf("--site: %w", err))
 		}
 		objs, err := e.specObjects(cfg, paths)
 		if err != nil {
@@ -113,7 +116,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 	default:
 		site, err := cfg.Site(f.site)
 		if err != nil {
-			return nil, err
+			return nil, usage(fmt.Errorf("--site: %w", err))
 		}
 		src, err := e.openSite(ctx, site)
 		if err != nil {
@@ -129,7 +132,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 	}
 	if f.mode != "" {
 		if j.policy.Mode, err = plan.ParseMode(f.mode); err != nil {
-			return nil, &exitError{2, err}
+			return nil, usage(err)
 		}
 	}
 	j.policy.Adopt = f.adopt
@@ -147,7 +150,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 			return nil, err
 		}
 	default:
-		return nil, &exitError{2, fmt.Errorf("--target %q: want nautobot, memory, or neutron (a site's segment ranges)", kind)}
+		return nil, usagef("--target %q: want nautobot, memory, or neutron (a site's segment ranges)", kind)
 	}
 	return j, nil
 }
@@ -158,7 +161,7 @@ func (e *env) specObjects(cfg *config.Config, paths []string) ([]resource.Object
 		paths = cfg.SpecPaths()
 	}
 	if len(paths) == 0 {
-		return nil, &exitError{2, fmt.Errorf("no spec: give spec paths as arguments or set spec.paths in the config")}
+		return nil, usagef("no spec: give spec paths as arguments or set spec.paths in the config")
 	}
 	return e.loadSpec(paths, cfg.StaticOwner())
 }

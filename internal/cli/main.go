@@ -17,6 +17,26 @@ import (
 // Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3".
 var Version = "dev"
 
+// Exit statuses. plan and drift follow terraform plan -detailed-exitcode
+// (0, 1, 2); 3 and 64 tell automation why nothing will happen, so that a
+// refused plan never looks like one it can apply, nor like a typo.
+const (
+	ExitOK      = 0  // done; for plan and drift: no changes, in agreement
+	ExitError   = 1  // something failed: invalid spec, a side unreachable, a write failed
+	ExitChanges = 2  // plan: changes to apply; drift: the sides disagree
+	ExitRefused = 3  // the plan will not be applied: conflicts, mass-delete guard, unresolved references, VIDs outside their range, a stale saved plan
+	ExitUsage   = 64 // the command line is wrong: unknown command or flag, bad flag value, missing argument (sysexits EX_USAGE)
+)
+
+// exitCodesHelp is the part of --help that documents the exit statuses.
+const exitCodesHelp = `Exit status:
+  0   done; plan and drift: no changes, the sides agree
+  1   error: invalid spec or config, a side unreachable, a write failed
+  2   plan: there are changes to apply; drift: the sides disagree
+  3   refused: the plan will not be applied (conflicts, mass-delete guard,
+      unresolved references, VIDs outside their group's range, stale saved plan)
+  64  usage: unknown command or flag, bad flag value, missing argument`
+
 // env is what commands get from the process.
 type env struct {
 	getenv func(string) string
@@ -37,6 +57,30 @@ func (e *exitError) Unwrap() error { return e.err }
 // errReported means the command already printed what went wrong.
 var errReported = errors.New("reported")
 
+// usage marks err as a mistake on the command line.
+func usage(err error) error { return &exitError{ExitUsage, err} }
+
+// usagef is usage with a formatted message.
+func usagef(format string, args ...any) error { return usage(fmt.Errorf(format, args...)) }
+
+// status ends a command that printed everything it had to say with code.
+func status(code int) error {
+	if code == ExitOK {
+		return nil
+	}
+	return &exitError{code, errReported}
+}
+
+// usageArgs makes an argument check's complaint a usage error.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usage(err)
+		}
+		return nil
+	}
+}
+
 // Main runs ipsync with args and returns the process exit status.
 func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	e := &env{getenv: getenv, stdout: stdout, stderr: stderr}
@@ -46,37 +90,55 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return 0
+		return ExitOK
+	}
+	// cobra reports an unknown command with a plain error.
+	if strings.HasPrefix(err.Error(), "unknown command ") {
+		err = usage(err)
 	}
 	if !errors.Is(err, errReported) {
 		fmt.Fprintf(stderr, "ipsync: %v\n", err)
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
+	if ee, ok := errors.AsType[*exitError](err); ok {
+		if ee.code == ExitUsage && !errors.Is(err, errReported) {
+			fmt.Fprintf(stderr, "Run 'ipsync %s --help' for usage.\n", commandPath(root, args))
+		}
 		return ee.code
 	}
-	if strings.Contains(err.Error(), "unknown command") || strings.Contains(err.Error(), "flag") {
-		return 2
+	return ExitError
+}
+
+// commandPath names the subcommand args run, for the usage hint.
+func commandPath(root *cobra.Command, args []string) string {
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == root {
+		return ""
 	}
-	return 1
+	return strings.TrimPrefix(cmd.CommandPath(), root.Name()+" ")
 }
 
 func newRoot(e *env) *cobra.Command {
 	var logLevel, logFormat string
 	root := &cobra.Command{
-		Use:           "ipsync",
-		Short:         "Keep Nautobot in agreement with a static YAML spec and each site's Neutron",
+		Use:   "ipsync",
+		Short: "Keep Nautobot in agreement with a static YAML spec and each site's Neutron",
+		Long: `ipsync keeps Nautobot in agreement with a static YAML spec and with each site's
+Neutron. Every object has one owner and flows one way; every command is a dry run
+unless given --commit.
+
+` + exitCodesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			l, err := newLogger(e.stderr, logLevel, logFormat)
 			if err != nil {
-				return &exitError{2, err}
+				return usage(err)
 			}
 			e.logger = l
 			return nil
 		},
 	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	root.PersistentFlags().StringVar(&logFormat, "log-format", "text", "log format: text or json")
 	root.AddCommand(newValidate(e), newPlan(e), newApply(e), newBootstrap(e), newDrift(e), newDemo(e), newAgent(e), newVersion(e))
@@ -102,7 +164,7 @@ func newVersion(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print ipsync's version",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
 			_, err := fmt.Fprintf(e.stdout, "ipsync %s (plan format %d)\n", Version, planFormat)
 			return err

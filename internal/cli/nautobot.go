@@ -76,8 +76,11 @@ func newBootstrap(e *env) *cobra.Command {
 marking ipsync's objects (default managed-by-ipsync) and the custom fields ipsync_owner
 (text) and vni (integer) on the IPAM content types. Existing ones are left as they are.
 Without --commit it only says what it would create.`,
-		Args: cobra.NoArgs,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if configPath == "" {
+				return usagef("bootstrap needs --config: the Nautobot to prepare")
+			}
 			cfg, err := loadConfig(configPath)
 			if err != nil {
 				return err
@@ -113,7 +116,7 @@ Without --commit it only says what it would create.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&configPath, "config", "c", "", "config file (ipsync.yaml)")
+	cmd.Flags().StringVarP(&configPath, "config", "c", "", "config file (ipsync.yaml) (required)")
 	cmd.Flags().BoolVar(&commit, "commit", false, "create what is missing (without it, bootstrap only reports)")
 	return cmd
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -39,6 +41,12 @@ func newPlan(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan [SPEC-PATH...]",
 		Short: "Read both sides and show what apply would change (never writes)",
+		Long: `Plan reads the owner's side (the spec, or with --site a site's Neutron) and the
+target, and prints what apply would change: counts per kind and action, the reasons
+the plan would be refused, then each change with old -> new per field. It never writes.
+
+Exit status: 0 no changes, 2 changes to apply, 3 the plan would be refused,
+1 error, 64 usage error.`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			job, err := e.prepare(cmd.Context(), &f, paths)
 			if err != nil {
@@ -58,7 +66,13 @@ func newPlan(e *env) *cobra.Command {
 				return err
 			}
 			e.reportLeaks(job)
-			return e.reportProblems(r)
+			if e.reportRefusal(r, job, f.output) {
+				return status(ExitRefused)
+			}
+			if n := r.Plan.Writes(); n > 0 {
+				return status(ExitChanges)
+			}
+			return nil
 		},
 	}
 	f.register(cmd)
@@ -73,7 +87,15 @@ func (e *env) render(format string, p *plan.Plan, target string) error {
 	case "json":
 		return p.WriteJSON(e.stdout, target)
 	}
-	return &exitError{2, fmt.Errorf("--output %q: want text or json", format)}
+	return usagef("--output %q: want text or json", format)
+}
+
+// checkOutput refuses an unknown output format before anything is read.
+func checkOutput(format string, allowed ...string) error {
+	if slices.Contains(allowed, format) {
+		return nil
+	}
+	return usagef("--output %q: want %s", format, strings.Join(allowed, " or "))
 }
 
 // reportLeaks notes what the source holds that nothing accounts for; it
@@ -84,17 +106,20 @@ func (e *env) reportLeaks(j *job) {
 	}
 }
 
-// reportProblems prints unresolved references; they make the command fail
-// because apply would refuse the plan.
-func (e *env) reportProblems(r *reconcile.Result) error {
-	if len(r.Problems) == 0 {
-		return nil
+// reportRefusal says on stderr why apply would refuse the plan, and
+// reports whether it would. The text rendering already lists every reason;
+// after JSON on stdout, a person still needs them on the terminal.
+func (e *env) reportRefusal(r *reconcile.Result, j *job, format string) bool {
+	if len(r.Plan.Refusals) == 0 {
+		return false
 	}
-	for _, p := range r.Problems {
-		fmt.Fprintln(e.stderr, p.String())
+	if format != "text" {
+		for _, line := range r.Plan.Refusals {
+			fmt.Fprintln(e.stderr, line)
+		}
 	}
-	fmt.Fprintf(e.stderr, "%d reference error(s): fix the spec or create the objects in Nautobot first\n", len(r.Problems))
-	return errReported
+	fmt.Fprintf(e.stderr, "plan refused (%d reason(s) above); apply would write nothing\n", len(r.Plan.Refusals))
+	return true
 }
 
 func writePlanFile(path string, p *plan.Plan, target string) error {
@@ -132,7 +157,10 @@ func newApply(e *env) *cobra.Command {
 		Long: `Apply makes a plan (or loads one saved by plan --out), checks all of it before the
 first write (references, conflicts, the mass-delete guard, and for a saved plan that
 nothing it touches moved since), and writes it in dependency order with --commit.
-Without --commit it is a dry run.`,
+Without --commit it is a dry run.
+
+Exit status: 0 applied (or, without --commit, nothing refused), 3 refused before
+any write, 1 error, 64 usage error.`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			ctx := cmd.Context()
 			job, err := e.prepare(ctx, &f, paths)
@@ -140,6 +168,13 @@ Without --commit it is a dry run.`,
 				return err
 			}
 			defer job.close()
+			// Before anything is read: a refused host should not first cost
+			// a whole read, retries or a printed plan.
+			if commit {
+				if err := job.writeAllowed(); err != nil {
+					return &exitError{ExitRefused, err}
+				}
+			}
 			var r *reconcile.Result
 			if planFile != "" {
 				saved, target, err := readPlanFile(planFile)
@@ -161,15 +196,13 @@ Without --commit it is a dry run.`,
 			if err := e.render(f.output, r.Plan, job.targetID); err != nil {
 				return err
 			}
+			e.reportLeaks(job)
 			if err := r.Preflight(); err != nil {
-				return err
+				return &exitError{ExitRefused, err}
 			}
 			if !commit {
 				fmt.Fprintf(e.stderr, "dry run: %d changes planned, nothing written; rerun with --commit to write them\n", r.Plan.Writes())
 				return nil
-			}
-			if err := job.writeAllowed(); err != nil {
-				return err
 			}
 			n, err := r.Apply(ctx, job.target)
 			if err != nil {

@@ -16,7 +16,7 @@ func newValidate(e *env) *cobra.Command {
 		Short: "Check spec files (schema and semantics); no network, nothing written",
 		Long: `Validate reads every spec file (a directory means all *.yaml and *.yml under it)
 and reports every problem as file:line:col: field: message. Exit status 1 on any error.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			objs, err := e.loadSpec(paths, resource.StaticOwner(name))
 			if err != nil {

@@ -17,8 +17,9 @@ type Report struct {
 	Owners      []Owner   `json:"owners"`
 }
 
-// Owner is one owner's drift. Error is set when a side could not be read;
-// then nothing else is known and nothing was concluded.
+// Owner is one owner's drift. Error is set when the owner could not be
+// checked (a side unreachable, an invalid spec); then nothing else is known
+// and nothing was concluded.
 type Owner struct {
 	Owner   resource.Owner    `json:"owner"`
 	Error   string            `json:"error,omitempty"`

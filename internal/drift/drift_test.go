@@ -56,7 +56,7 @@ func TestRenderings(t *testing.T) {
 	if err := r.WriteHTML(&page, ""); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"missing   vlan a11-12-network/100", `name: "old" -> "tenant-<b>"`, "neutron:b22: UNREACHABLE"} {
+	for _, want := range []string{"missing   vlan a11-12-network/100", `name: "old" -> "tenant-<b>"`, "neutron:b22: NOT CHECKED: neutron: connection refused"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
 		}

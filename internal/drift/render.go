@@ -24,7 +24,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "\n%s: ", o.Owner)
 		switch {
 		case o.Error != "":
-			fmt.Fprintf(&b, "UNREACHABLE: %s\n", o.Error)
+			fmt.Fprintf(&b, "NOT CHECKED: %s\n", o.Error)
 			continue
 		case len(o.Items) == 0 && len(o.Leaks) == 0:
 			b.WriteString("in agreement\n")

@@ -35,9 +35,19 @@ type Checker interface {
 
 // Result is a plan with what it was made from.
 type Result struct {
-	Plan     *plan.Plan
-	Current  []resource.Object
+	Plan    *plan.Plan
+	Current []resource.Object
+	// Problems are the desired objects that would not resolve in the
+	// target. Each is also one of the Plan's Refusals, so that a saved
+	// plan carries them and stays refused.
 	Problems []Problem
+}
+
+func (r *Result) addProblems(ps ...Problem) {
+	r.Problems = append(r.Problems, ps...)
+	for _, p := range ps {
+		r.Plan.Refusals = append(r.Plan.Refusals, p.String())
+	}
 }
 
 // Plan reads the target and plans desired against it. A failed read is an
@@ -71,7 +81,9 @@ func Read(ctx context.Context, t Target) ([]resource.Object, map[resource.Kind]m
 // Build plans desired against a current state already read.
 func Build(desired, current []resource.Object, names map[resource.Kind]map[string]bool, policy plan.Policy) *Result {
 	p := plan.Make(desired, current, policy)
-	return &Result{Plan: p, Current: current, Problems: References(p, desired, current, names)}
+	r := &Result{Plan: p, Current: current}
+	r.addProblems(References(p, desired, current, names)...)
+	return r
 }
 
 // CheckTarget adds a problem for every object the plan writes that t, if it
@@ -86,7 +98,7 @@ func (r *Result) CheckTarget(t Target) {
 			continue
 		}
 		if err := c.Check(ch.Desired); err != nil {
-			r.Problems = append(r.Problems, Problem{Source: ch.Desired.Meta().Source, Key: ch.Key, Field: string(ch.Key.Kind), Message: err.Error()})
+			r.addProblems(Problem{Source: ch.Desired.Meta().Source, Key: ch.Key, Field: string(ch.Key.Kind), Message: err.Error()})
 		}
 	}
 }
@@ -95,17 +107,12 @@ func (r *Result) CheckTarget(t Target) {
 var ErrRefused = errors.New("plan refused")
 
 // Preflight checks the whole plan before the first write: no refusals (a
-// conflict, the mass-delete guard) and every reference resolves.
+// conflict, the mass-delete guard, a reference that does not resolve).
 func (r *Result) Preflight() error {
-	var lines []string
-	lines = append(lines, r.Plan.Refusals...)
-	for _, p := range r.Problems {
-		lines = append(lines, p.String())
-	}
-	if len(lines) == 0 {
+	if len(r.Plan.Refusals) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w, nothing was written:\n  %s", ErrRefused, strings.Join(lines, "\n  "))
+	return fmt.Errorf("%w, nothing was written:\n  %s", ErrRefused, strings.Join(r.Plan.Refusals, "\n  "))
 }
 
 // Apply writes the plan's changes after Preflight passed. It returns the
