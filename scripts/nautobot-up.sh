@@ -162,6 +162,11 @@ vacuum = true
 buffer-size = 65535
 post-buffering = 65536
 http-keepalive = 1
+# A bulk write of hundreds of IP addresses can take minutes on a small
+# machine (change logging serializes every object); the router's default
+# 60 s would cut it off mid-write.
+http-timeout = 900
+socket-timeout = 900
 http-auto-chunked = true
 add-header = Connection: Keep-Alive
 pidfile = $D/uwsgi.pid

@@ -108,6 +108,14 @@ func (e *env) drift(ctx context.Context, f *driftFlags, paths []string) (*drift.
 	for _, site := range owners {
 		pf := planFlags{config: f.config, target: f.target, site: site, output: "text"}
 		rep.Owners = append(rep.Owners, e.driftOf(ctx, cfg, &pf, paths, &rep.Target))
+		// The spec's segment ranges of a site that takes them are compared
+		// with its Neutron, where they go, as plan --target neutron does.
+		if s, err := cfg.Site(site); err == nil && s.SegmentRanges {
+			pf := planFlags{config: f.config, target: "neutron", site: site, output: "text"}
+			o := e.driftOf(ctx, cfg, &pf, paths, nil)
+			o.Target = "neutron:" + site
+			rep.Owners = append(rep.Owners, o)
+		}
 	}
 	return rep, nil
 }
@@ -133,10 +141,10 @@ func driftStatus(stderr io.Writer, rep *drift.Report) error {
 
 // driftOf plans one owner and turns the plan into its drift; failures to read
 // a side become the owner's error, so one unreachable site does not hide the
-// others.
+// others. target, when not nil, learns what the owner was compared with.
 func (e *env) driftOf(ctx context.Context, cfg *config.Config, f *planFlags, paths []string, target *string) drift.Owner {
 	name := "static spec"
-	if f.site != "" {
+	if f.site != "" && f.target != "neutron" {
 		name = "site " + f.site
 	}
 	job, err := e.prepare(ctx, f, paths)
@@ -145,13 +153,15 @@ func (e *env) driftOf(ctx context.Context, cfg *config.Config, f *planFlags, pat
 			err = fmt.Errorf("%s does not validate (see above)", name)
 		}
 		owner := cfg.StaticOwner()
-		if f.site != "" {
+		if f.site != "" && f.target != "neutron" {
 			owner = resource.NeutronOwner(f.site)
 		}
 		return drift.Owner{Owner: owner, Error: err.Error()}
 	}
 	defer job.close()
-	*target = job.targetID
+	if target != nil {
+		*target = job.targetID
+	}
 	r, err := job.plan(ctx)
 	if err != nil {
 		return drift.Owner{Owner: job.policy.Owner, Error: err.Error()}

@@ -38,6 +38,7 @@ func (j *job) plan(ctx context.Context) (*reconcile.Result, error) {
 	}
 	r := reconcile.Build(desired, current, names, j.policy)
 	r.CheckTarget(j.target)
+	r.Plan.Leaks = j.leaks
 	return r, nil
 }
 

@@ -65,8 +65,8 @@ Exit status: 0 no changes, 2 changes to apply, 3 the plan would be refused,
 			if err := e.render(f.output, r.Plan, job.targetID); err != nil {
 				return err
 			}
-			e.reportLeaks(job)
-			if e.reportRefusal(r, job, f.output) {
+			e.reportLeaks(r.Plan, f.output)
+			if e.reportRefusal(r, f.output) {
 				return status(ExitRefused)
 			}
 			if n := r.Plan.Writes(); n > 0 {
@@ -98,10 +98,14 @@ func checkOutput(format string, allowed ...string) error {
 	return usagef("--output %q: want %s", format, strings.Join(allowed, " or "))
 }
 
-// reportLeaks notes what the source holds that nothing accounts for; it
-// does not stop the plan.
-func (e *env) reportLeaks(j *job) {
-	for _, l := range j.leaks {
+// reportLeaks notes on stderr what the source holds that nothing accounts
+// for, when the plan went out as JSON (the text rendering lists them); they
+// do not stop the plan.
+func (e *env) reportLeaks(p *plan.Plan, format string) {
+	if format == "text" {
+		return
+	}
+	for _, l := range p.Leaks {
 		fmt.Fprintf(e.stderr, "leak: %s %s: %s\n", l.Kind, l.Key, l.Message)
 	}
 }
@@ -109,7 +113,7 @@ func (e *env) reportLeaks(j *job) {
 // reportRefusal says on stderr why apply would refuse the plan, and
 // reports whether it would. The text rendering already lists every reason;
 // after JSON on stdout, a person still needs them on the terminal.
-func (e *env) reportRefusal(r *reconcile.Result, j *job, format string) bool {
+func (e *env) reportRefusal(r *reconcile.Result, format string) bool {
 	if len(r.Plan.Refusals) == 0 {
 		return false
 	}
@@ -196,7 +200,7 @@ any write, 1 error, 64 usage error.`,
 			if err := e.render(f.output, r.Plan, job.targetID); err != nil {
 				return err
 			}
-			e.reportLeaks(job)
+			e.reportLeaks(r.Plan, f.output)
 			if err := r.Preflight(); err != nil {
 				return &exitError{ExitRefused, err}
 			}

@@ -21,7 +21,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Drift against %s at %s\n", r.Target, r.GeneratedAt.Format("2006-01-02 15:04:05 MST"))
 	for _, o := range r.Owners {
-		fmt.Fprintf(&b, "\n%s: ", o.Owner)
+		fmt.Fprintf(&b, "\n%s: ", o.Name())
 		switch {
 		case o.Error != "":
 			fmt.Fprintf(&b, "NOT CHECKED: %s\n", o.Error)

@@ -27,11 +27,23 @@ type Plan struct {
 	Owned int
 	// Refusals are reasons the plan must not be applied as it is.
 	Refusals []string
+	// Leaks are what the owner's source holds that nothing accounts for
+	// (a VLAN segment without ports, a segment range no spec declares).
+	// The planner does not make them; the caller hands them on, so that
+	// whoever reads the plan, or applies it later, sees them.
+	Leaks []Leak
 
 	noops [kindCount]int // counted apart from Summary: most objects are noops
 }
 
 const kindCount = 7 // len(resource.Kinds())
+
+// Leak is something a source holds that nothing accounts for.
+type Leak struct {
+	Kind    string `json:"kind"`
+	Key     string `json:"key"`
+	Message string `json:"message"`
+}
 
 func (p *Plan) foldNoops() {
 	for r, n := range p.noops {

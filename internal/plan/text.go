@@ -41,6 +41,12 @@ func (p *Plan) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  ! %s\n", r)
 		}
 	}
+	if len(p.Leaks) > 0 {
+		b.WriteString("\nLeaks (reported, not synced):\n")
+		for _, l := range p.Leaks {
+			fmt.Fprintf(&b, "  ? %s %s: %s\n", l.Kind, l.Key, l.Message)
+		}
+	}
 	if len(p.Changes) == 0 {
 		b.WriteString("\nNo changes: the target matches.\n")
 	} else {
