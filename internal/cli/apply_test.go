@@ -134,9 +134,13 @@ func applyScenarios(t *testing.T, srv *nbtest.Server) {
 
 	t.Run("another owner's object is a conflict", func(t *testing.T) {
 		e.vlans(t, 19, "  - {vid: 150, name: by-hand, vlan_group: a11-12-network}\n  - {vid: 151, name: site-owned, vlan_group: a11-12-network}\n")
-		code, out, _ := run(t, nil, "apply", "--config", e.cfg, "--commit", "--adopt")
-		if code == 0 || !strings.Contains(out, "owned by neutron:a11") {
+		code, out, errOut := run(t, nil, "apply", "--config", e.cfg, "--commit", "--adopt")
+		if code != ExitRefused || !strings.Contains(out, "owned by neutron:a11") {
 			t.Errorf("apply over another owner's VLAN = exit %d:\n%s", code, out)
+		}
+		// --adopt was given and cannot help with another owner's object.
+		if strings.Contains(out+errOut, "--adopt") {
+			t.Errorf("apply --adopt over another owner's VLAN still suggests --adopt:\n%s\n%s", out, errOut)
 		}
 	})
 
@@ -224,3 +228,37 @@ func unsupportedFieldRefused(t *testing.T, srv *nbtest.Server) {
 		t.Errorf("%d writes before the refusal, want none", n)
 	}
 }
+
+// TestApplySavedPlanNeedsOnlyTheConfig: a saved plan is applied without its
+// spec; the config gives the URL and token, and without it the message says
+// that this is all it needs.
+func TestApplySavedPlanNeedsOnlyTheConfig(t *testing.T) { nbtest.Each(t, applySavedPlan) }
+
+func applySavedPlan(t *testing.T, srv *nbtest.Server) {
+	e := newSpecEnv(t, srv)
+	e.vlans(t, 5, "")
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	mustRun(t, "plan", "--config", e.cfg, "--out", planFile)
+	if err := os.Remove(e.spec); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"apply", "--plan", planFile, "--commit"}, "needs --config"},
+		{[]string{"apply", "--plan", planFile, "--config", e.cfg, "--commit", "examples/"}, "drop the spec paths"},
+		{[]string{"apply", "--plan", planFile, "--config", e.cfg, "--commit", "--adopt"}, "drop --adopt"},
+	} {
+		if code, _, errOut := run(t, nil, tt.args...); code != ExitUsage || !strings.Contains(errOut, tt.want) {
+			t.Errorf("ipsync %s = exit %d, want %d saying %q:\n%s", strings.Join(tt.args, " "), code, ExitUsage, tt.want, errOut)
+		}
+	}
+	if code, out, errOut := run(t, nil, "apply", "--plan", planFile, "--config", e.cfg, "--commit"); code != ExitOK {
+		t.Fatalf("apply --plan with the config alone = exit %d:\n%s\n%s", code, out, errOut)
+	}
+	if got := e.srv.Count(t, "ipam.vlan"); got != 5 {
+		t.Errorf("after applying the saved plan: %d VLANs, want 5", got)
+	}
+}
+

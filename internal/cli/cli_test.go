@@ -108,7 +108,7 @@ func TestPlanSavedAndAppliedToMemory(t *testing.T) {
 	if _, err := os.Stat(out); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := run(t, nil, "apply", "--target", "memory", "--plan", out, "examples/")
+	code, _, stderr := run(t, nil, "apply", "--plan", out)
 	if code != 0 || !strings.Contains(stderr, "dry run") {
 		t.Errorf("apply without --commit = exit %d, %q; want a dry run", code, stderr)
 	}

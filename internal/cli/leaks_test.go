@@ -92,7 +92,7 @@ func leaksEverywhere(t *testing.T, srv *nbtest.Server, base string) {
 		if err := json.Unmarshal(b, &doc); err != nil || !doc.has(tt.kind, tt.key) {
 			t.Errorf("%s saved plan: leaks %+v lack %s %s (%v)", tt.name, doc.Leaks, tt.kind, tt.key, err)
 		}
-		for _, apply := range [][]string{append(append([]string{"apply"}, tt.args[1:]...), "--plan", saved), append([]string{"apply"}, tt.args[1:]...)} {
+		for _, apply := range [][]string{{"apply", "--config", cfg, "--plan", saved}, append([]string{"apply"}, tt.args[1:]...)} {
 			code, out, errOut := run(t, nil, apply...)
 			if code != ExitOK || !strings.Contains(out+errOut, tt.key) {
 				t.Errorf("ipsync %s = exit %d, does not show the leak %s:\n%s\n%s", strings.Join(apply, " "), code, tt.key, out, errOut)
@@ -125,4 +125,40 @@ func leaksEverywhere(t *testing.T, srv *nbtest.Server, base string) {
 	if !strings.Contains(text, "static:deploy (in neutron:a11): ") || !strings.Contains(text, rng) {
 		t.Errorf("drift text lacks the spec's ranges in Neutron:\n%s", text)
 	}
+}
+
+// TestNeutronVIDOutsideItsGroup: a VLAN from Neutron outside its group's
+// range refuses the site's plan, and the message sends the operator to
+// Neutron or the group's range, not to the spec's objects.
+func TestNeutronVIDOutsideItsGroup(t *testing.T) {
+	base := neutronURL(t)
+	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) {
+		cfg := siteConfig(t, srv, base, "")
+		mustRun(t, "bootstrap", "--config", cfg, "--commit")
+		mustRun(t, "apply", "--config", cfg, "--commit")
+		// An admin may put a provider network on any VID of a physnet;
+		// a11-12-network's group in the examples takes 100-199,300-310.
+		var n struct {
+			Network struct {
+				ID string `json:"id"`
+			} `json:"network"`
+		}
+		neutronCall(t, "POST", base+"/v2.0/networks", map[string]any{"network": map[string]any{"name": fmt.Sprintf("vid-range-%d", time.Now().UnixNano()%100000),
+			"provider:network_type": "vlan", "provider:physical_network": "a11-12-network", "provider:segmentation_id": 251}}, &n)
+		t.Cleanup(func() { deleteNetwork(base, n.Network.ID) })
+
+		code, out, errOut := run(t, nil, "plan", "--config", cfg, "--site", "a11")
+		all := out + errOut
+		if code != ExitRefused || !strings.Contains(all, "vid 251 is outside range 100-199,300-310 of VLAN group a11-12-network") {
+			t.Fatalf("site plan with VID 251 = exit %d:\n%s\n%s", code, out, errOut)
+		}
+		for _, want := range []string{"move the segment in a11's Neutron", "widen the group's range", "from site a11's Neutron"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("refusal lacks %q:\n%s", want, all)
+			}
+		}
+		if strings.Contains(all, "create the objects in Nautobot") || strings.Contains(all, "fix the spec") {
+			t.Errorf("refusal of Neutron data points at the spec's objects:\n%s", all)
+		}
+	})
 }

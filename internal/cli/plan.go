@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -8,8 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ipsync/ipsync/internal/config"
+	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/reconcile"
+	"github.com/ipsync/ipsync/internal/resource"
 )
 
 const planFormat = plan.FormatVersion
@@ -122,8 +126,20 @@ func (e *env) reportRefusal(r *reconcile.Result, format string) bool {
 			fmt.Fprintln(e.stderr, line)
 		}
 	}
-	fmt.Fprintf(e.stderr, "plan refused (%d reason(s) above); apply would write nothing\n", len(r.Plan.Refusals))
+	fmt.Fprintf(e.stderr, "plan refused (%s above); apply would write nothing%s\n", plural(len(r.Plan.Refusals), "reason"), refusalHint(r))
 	return true
+}
+
+// refusalHint says where unresolved references are fixed, which depends on
+// whose data they are.
+func refusalHint(r *reconcile.Result) string {
+	if len(r.Problems) == 0 {
+		return ""
+	}
+	if owner := r.Plan.Policy.Owner; owner.Source() == resource.SourceNeutron {
+		return fmt.Sprintf("; the objects come from site %s's Neutron: fix them there, or the spec's VLAN groups and namespaces they need", owner.Name())
+	}
+	return "; fix the spec, or create in Nautobot what it refers to"
 }
 
 func writePlanFile(path string, p *plan.Plan, target string) error {
@@ -151,6 +167,71 @@ func readPlanFile(path string) (*plan.Plan, string, error) {
 	return p, target, nil
 }
 
+// prepareSaved reads a saved plan and wires the job that applies it. The
+// plan names its owner, objects, policy and target, so spec paths, --site,
+// --target and the policy flags have no say; the config gives only what a
+// plan must not carry: where the target is and how to log in.
+func (e *env) prepareSaved(ctx context.Context, cmd *cobra.Command, f *planFlags, paths []string, file string) (*plan.Plan, *job, error) {
+	if err := checkOutput(f.output, "text", "json"); err != nil {
+		return nil, nil, err
+	}
+	if len(paths) > 0 {
+		return nil, nil, usagef("--plan: a saved plan carries its objects; drop the spec paths")
+	}
+	for _, name := range []string{"site", "target", "adopt", "mode", "allow-mass-delete"} {
+		if cmd.Flags().Changed(name) {
+			return nil, nil, usagef("--plan: a saved plan carries its owner, target and policy; drop --%s (or pass it to plan when making the plan)", name)
+		}
+	}
+	saved, target, err := readPlanFile(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	owner := saved.Policy.Owner
+	j := &job{policy: saved.Policy}
+	if target == "memory" {
+		j.target, j.targetID = memory.New(&resource.Namespace{Name: "Global"}), "memory"
+		j.writeOK = func() error { return nil }
+		return saved, j, nil
+	}
+	if f.config == "" {
+		return nil, nil, usagef("--plan %s needs --config: the plan names its target (%s) but carries no URL or token", file, target)
+	}
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return nil, nil, err
+	}
+	siteOf := func(name string) (*config.Site, error) {
+		s, err := cfg.Site(name)
+		if err != nil {
+			return nil, fmt.Errorf("plan %s is for site %s: %w", file, name, err)
+		}
+		return s, nil
+	}
+	if site, ok := strings.CutPrefix(target, "neutron:"); ok {
+		s, err := siteOf(site)
+		if err != nil {
+			return nil, nil, err
+		}
+		return saved, j, e.openRanges(ctx, cfg, s, j)
+	}
+	if target != cfg.Nautobot.URL {
+		return nil, nil, fmt.Errorf("plan %s was made against %s, but the config's nautobot.url is %q", file, target, cfg.Nautobot.URL)
+	}
+	scope := staticScope(owner)
+	if owner.Source() == resource.SourceNeutron {
+		s, err := siteOf(owner.Name())
+		if err != nil {
+			return nil, nil, err
+		}
+		scope = siteScope(s)
+	}
+	if err := e.openNautobot(cfg, scope, j); err != nil {
+		return nil, nil, err
+	}
+	return saved, j, nil
+}
+
 func newApply(e *env) *cobra.Command {
 	var f planFlags
 	var planFile string
@@ -163,11 +244,21 @@ first write (references, conflicts, the mass-delete guard, and for a saved plan 
 nothing it touches moved since), and writes it in dependency order with --commit.
 Without --commit it is a dry run.
 
+A saved plan carries its owner, its objects and its target; apply --plan needs only
+--config, for the target's URL and token (and a site's Neutron for segment ranges).
+
 Exit status: 0 applied (or, without --commit, nothing refused), 3 refused before
 any write, 1 error, 64 usage error.`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			ctx := cmd.Context()
-			job, err := e.prepare(ctx, &f, paths)
+			var saved *plan.Plan
+			var job *job
+			var err error
+			if planFile != "" {
+				saved, job, err = e.prepareSaved(ctx, cmd, &f, paths, planFile)
+			} else {
+				job, err = e.prepare(ctx, &f, paths)
+			}
 			if err != nil {
 				return err
 			}
@@ -180,17 +271,7 @@ any write, 1 error, 64 usage error.`,
 				}
 			}
 			var r *reconcile.Result
-			if planFile != "" {
-				saved, target, err := readPlanFile(planFile)
-				if err != nil {
-					return err
-				}
-				if target != job.targetID {
-					return fmt.Errorf("plan %s was made against %s, not %s", planFile, target, job.targetID)
-				}
-				if saved.Policy.Owner != job.policy.Owner {
-					return fmt.Errorf("plan %s is for owner %s, this run syncs %s", planFile, saved.Policy.Owner, job.policy.Owner)
-				}
+			if saved != nil {
 				if r, err = reconcile.Saved(ctx, saved, job.target); err != nil {
 					return err
 				}
@@ -217,7 +298,7 @@ any write, 1 error, 64 usage error.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVar(&planFile, "plan", "", "apply this saved plan (from plan --out) instead of planning anew")
+	cmd.Flags().StringVar(&planFile, "plan", "", "apply this saved plan (from plan --out) instead of planning anew; needs only --config")
 	cmd.Flags().BoolVar(&commit, "commit", false, "write the changes (without it, apply is a dry run)")
 	return cmd
 }

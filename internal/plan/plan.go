@@ -109,10 +109,41 @@ func Make(desired, current []resource.Object, policy Policy) *Plan {
 		p.add(c)
 	}
 	if n := p.Summary.Total(Conflict); n > 0 {
-		p.Refusals = append(p.Refusals, fmt.Sprintf("%d conflict(s): objects that %s does not own match desired ones; resolve them (or adopt unmarked ones with --adopt) first", n, policy.Owner))
+		p.Refusals = append(p.Refusals, conflictRefusal(p.Changes, n, policy))
 	}
 	slices.SortStableFunc(p.Changes, compareChanges)
 	return p
+}
+
+// conflictRefusal explains n conflicts. It suggests --adopt only when
+// adopting would resolve some: for unmarked objects, when the run does not
+// adopt already and its mode lets it.
+func conflictRefusal(changes []Change, n int, policy Policy) string {
+	unmarked := 0
+	for _, c := range changes {
+		if c.Action == Conflict && c.Current != nil && c.Current.Meta().Owner == "" {
+			unmarked++
+		}
+	}
+	msg := fmt.Sprintf("%s: objects that %s does not own match desired ones", plural(n, "conflict"), policy.Owner)
+	switch {
+	case unmarked > 0 && policy.Mode == ModeCreateOnly:
+		return msg + "; create-only never adopts: resolve them by hand, or adopt them in another mode"
+	case unmarked > 0 && !policy.Adopt:
+		if unmarked == n {
+			return msg + "; they carry no ipsync marker: rerun with --adopt to take them over, or remove them"
+		}
+		return fmt.Sprintf("%s; %d carry no ipsync marker (--adopt takes those over), the others belong to another owner: resolve those by hand", msg, unmarked)
+	}
+	return msg + "; they belong to another owner: change that owner's data or this one's, never both"
+}
+
+// plural is "1 conflict", "2 conflicts".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // shardCount uses both cores only where it pays for starting goroutines.
@@ -236,6 +267,9 @@ func (p *Plan) compare(d, c resource.Object) {
 	case owner == "" && p.Policy.Adopt && p.Policy.Mode != ModeCreateOnly:
 		p.add(Change{Action: Adopt, Key: k, Desired: d, Current: c, Fields: d.Diff(c),
 			Reason: "exists without an ipsync marker; adopted by " + string(p.Policy.Owner)})
+	case owner == "" && p.Policy.Mode == ModeCreateOnly:
+		p.add(Change{Action: Conflict, Key: k, Desired: d, Current: c, Fields: d.Diff(c),
+			Reason: "exists without an ipsync marker; create-only does not adopt"})
 	case owner == "":
 		p.add(Change{Action: Conflict, Key: k, Desired: d, Current: c, Fields: d.Diff(c),
 			Reason: "exists without an ipsync marker; rerun with --adopt to take it over"})

@@ -3,6 +3,7 @@ package plan
 import (
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/resource"
@@ -266,5 +267,41 @@ func TestMakeSharded(t *testing.T) {
 	again := Make(desired, current, DefaultPolicy(me))
 	if !slices.Equal(actions(p), actions(again)) {
 		t.Errorf("two plans of the same input differ in order")
+	}
+}
+
+// TestConflictRefusal: the refusal suggests --adopt only when adopting
+// would resolve a conflict.
+func TestConflictRefusal(t *testing.T) {
+	unmarked, foreign := vlan("", "g", 100, "a"), vlan(other, "g", 101, "b")
+	tests := []struct {
+		name      string
+		current   []resource.Object
+		policy    func(*Policy)
+		wantAdopt bool
+		want      string
+	}{
+		{"unmarked", objs(unmarked), func(*Policy) {}, true, "1 conflict: "},
+		{"another owner's", objs(foreign), func(*Policy) {}, false, "belong to another owner"},
+		{"both", objs(unmarked, foreign), func(*Policy) {}, true, "1 carry no ipsync marker"},
+		{"another owner's, adopting", objs(unmarked, foreign), func(p *Policy) { p.Adopt = true }, false, "1 conflict: "},
+		{"unmarked, create-only adopting", objs(unmarked), func(p *Policy) { p.Adopt, p.Mode = true, ModeCreateOnly }, false, "create-only never adopts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pol := DefaultPolicy(me)
+			tt.policy(&pol)
+			p := Make(objs(vlan(me, "g", 100, "a"), vlan(me, "g", 101, "b")), tt.current, pol)
+			var text string
+			for _, r := range p.Refusals {
+				text += r + "\n"
+			}
+			for _, c := range p.Changes {
+				text += c.Reason + "\n"
+			}
+			if got := strings.Contains(text, "--adopt"); got != tt.wantAdopt || !strings.Contains(text, tt.want) {
+				t.Errorf("refusals and reasons:\n%s\nsuggest --adopt = %v, want %v; want %q in them", text, got, tt.wantAdopt, tt.want)
+			}
+		})
 	}
 }
