@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 )
 
@@ -262,3 +264,24 @@ func applySavedPlan(t *testing.T, srv *nbtest.Server) {
 	}
 }
 
+// TestNetworkErrors: a retried request says so on stderr at the default log
+// level; an error retrying cannot fix ends the run at once and says why.
+func TestNetworkErrors(t *testing.T) {
+	// Faults are injected: the emulator alone.
+	srv := nbtest.Emulator(t)
+	e := newSpecEnv(t, srv)
+	e.vlans(t, 3, "")
+	srv.Emulator().Inject(nautobottest.Fault{Method: "GET", PathPrefix: "/api/ipam/vlans/", Status: 503, Times: 2})
+	code, _, errOut := run(t, nil, "plan", "--config", e.cfg)
+	if code != ExitChanges || strings.Count(errOut, "nautobot request failed; retrying") != 2 || !strings.Contains(errOut, "/api/ipam/vlans/") {
+		t.Errorf("plan through two 503s = exit %d; want each retry on stderr:\n%s", code, errOut)
+	}
+
+	down := writeConfig(t, fmt.Sprintf("spec: {name: deploy, paths: [%q]}\nnautobot: {url: %q}\n", e.spec, "http://"+freeAddr(t)))
+	start := time.Now()
+	code, _, errOut = run(t, map[string]string{"IPSYNC_NAUTOBOT_TOKEN": srv.Token()}, "plan", "--config", down)
+	if took := time.Since(start); code != ExitError || took > 3*time.Second || !strings.Contains(errOut, "connection refused") ||
+		!strings.Contains(errOut, "not retried") || strings.Contains(errOut, "retrying") {
+		t.Errorf("plan against a closed port = exit %d after %s; want a quick error saying why it was not retried:\n%s", code, took, errOut)
+	}
+}
