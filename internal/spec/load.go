@@ -33,15 +33,17 @@ func Load(paths []string, owner resource.Owner) (objs []resource.Object, diags D
 	objs = make([]resource.Object, 0, n)
 	fields := make([][]fieldPos, 0, n)
 	var partial []resource.Object
+	var broken []brokenItem
 	complete := true
 	for _, r := range results {
 		objs = append(objs, r.objs...)
 		fields = append(fields, r.fields...)
 		partial = append(partial, r.partial...)
+		broken = append(broken, r.broken...)
 		diags = append(diags, r.diags...)
 		complete = complete && !r.unreadable
 	}
-	diags = append(diags, validate(objs, fields, partial, complete)...)
+	diags = append(diags, validate(objs, fields, partial, complete, broken...)...)
 	return objs, diags.sorted(), nil
 }
 
