@@ -285,3 +285,39 @@ func TestNetworkErrors(t *testing.T) {
 		t.Errorf("plan against a closed port = exit %d after %s; want a quick error saying why it was not retried:\n%s", code, took, errOut)
 	}
 }
+
+// TestConfigFileErrorsAndPaths: a config typo is reported at its line with
+// a did-you-mean, and every relative path in the config is relative to the
+// config file, not to where ipsync runs.
+func TestConfigFileErrorsAndPaths(t *testing.T) { nbtest.Each(t, configFileErrorsAndPaths) }
+
+func configFileErrorsAndPaths(t *testing.T, srv *nbtest.Server) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"secrets/token":   srv.Token(),
+		"specs/vlan.yaml": "vlan_groups:\n  - {name: a11-12-network, location: DC-A11}\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(dir, "ipsync.yaml")
+	write := func(doc string) {
+		if err := os.WriteFile(cfg, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(fmt.Sprintf("spec: {name: deploy, paths: [specs]}\nnautobot:\n  url: %s\n  tokn: secrets/token\n", srv.URL()))
+	code, _, errOut := run(t, nil, "plan", "--config", cfg)
+	if want := cfg + `:4:3: nautobot.tokn: unknown field; did you mean "token_file"?`; code != ExitError || !strings.Contains(errOut, want) {
+		t.Errorf("plan with a config typo = exit %d:\n%s\nwant %s", code, errOut, want)
+	}
+	// run works from the repository root, not from dir.
+	write(fmt.Sprintf("spec: {name: deploy, paths: [specs]}\nnautobot:\n  url: %s\n  token_file: secrets/token\n", srv.URL()))
+	if code, out, errOut := run(t, nil, "plan", "--config", cfg); code != ExitChanges || !strings.Contains(out, "create vlan_group a11-12-network") {
+		t.Errorf("plan with relative spec and token paths = exit %d:\n%s\n%s", code, out, errOut)
+	}
+}
