@@ -12,6 +12,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/drift"
+	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -131,7 +132,7 @@ func driftStatus(stderr io.Writer, rep *drift.Report) error {
 	}
 	switch {
 	case failed > 0:
-		fmt.Fprintf(stderr, "drift: %s could not be checked; the report is incomplete\n", plural(failed, "owner"))
+		fmt.Fprintf(stderr, "drift: %s could not be checked; the report is incomplete\n", plural.Of(failed, "owner"))
 		return status(ExitError)
 	case rep.Count() > 0:
 		return status(ExitChanges)
@@ -183,12 +184,4 @@ func writeReport(w io.Writer, rep *drift.Report, format string) error {
 		return rep.WriteHTML(w, "")
 	}
 	return usagef("--output %q: want text, json or html", format)
-}
-
-// plural is "1 object", "2 objects".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -25,6 +26,18 @@ type job struct {
 	// leaks are what the source pointed out while producing desired.
 	leaks   []drift.Leak
 	closers []func()
+	// rangesElsewhere counts the spec's segment ranges, which go to the
+	// sites' Neutron and so are not in a plan against Nautobot.
+	rangesElsewhere int
+}
+
+// noteRangesElsewhere tells where the segment ranges a static plan leaves
+// out go, so that its counts add up with validate's.
+func (e *env) noteRangesElsewhere(j *job) {
+	if j.rangesElsewhere > 0 {
+		fmt.Fprintf(e.stderr, "note: the spec's %s %s not in this plan: they go to each site's Neutron (ipsync plan --config F --site S --target neutron)\n",
+			plural.Of(j.rangesElsewhere, "segment range"), map[bool]string{true: "is", false: "are"}[j.rangesElsewhere == 1])
+	}
 }
 
 func (j *job) plan(ctx context.Context) (*reconcile.Result, error) {
@@ -110,6 +123,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 			return nil, err
 		}
 		// Segment ranges flow to each site's Neutron, not to Nautobot.
+		j.rangesElsewhere = countKind(objs, resource.KindSegmentRange)
 		objs = slices.DeleteFunc(objs, func(o resource.Object) bool { return o.Kind() == resource.KindSegmentRange })
 		j.desired = func(context.Context, []resource.Object) ([]resource.Object, error) { return objs, nil }
 		j.policy = cfg.PlanPolicy(cfg.StaticOwner())

@@ -11,6 +11,7 @@ import (
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/nautobot"
 	"github.com/ipsync/ipsync/internal/nautobot/lease"
+	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -97,7 +98,7 @@ Without --commit it only says what it would create.`,
 				for _, m := range missing {
 					fmt.Fprintf(e.stdout, "would create %s\n", m)
 				}
-				fmt.Fprintf(e.stderr, "dry run: %d objects missing; rerun with --commit to create them\n", len(missing))
+				fmt.Fprintf(e.stderr, "dry run: %s missing; rerun with --commit to create them\n", plural.Of(len(missing), "object"))
 				return nil
 			}
 			if err := cfg.WriteAllowed(cfg.Nautobot.URL); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -70,6 +71,7 @@ Exit status: 0 no changes, 2 changes to apply, 3 the plan would be refused,
 				return err
 			}
 			e.reportLeaks(r.Plan, f.output)
+			e.noteRangesElsewhere(job)
 			if e.reportRefusal(r, f.output) {
 				return status(ExitRefused)
 			}
@@ -126,7 +128,7 @@ func (e *env) reportRefusal(r *reconcile.Result, format string) bool {
 			fmt.Fprintln(e.stderr, line)
 		}
 	}
-	fmt.Fprintf(e.stderr, "plan refused (%s above); apply would write nothing%s\n", plural(len(r.Plan.Refusals), "reason"), refusalHint(r))
+	fmt.Fprintf(e.stderr, "plan refused (%s above); apply would write nothing%s\n", plural.Of(len(r.Plan.Refusals), "reason"), refusalHint(r))
 	return true
 }
 
@@ -286,14 +288,14 @@ any write, 1 error, 64 usage error.`,
 				return &exitError{ExitRefused, err}
 			}
 			if !commit {
-				fmt.Fprintf(e.stderr, "dry run: %d changes planned, nothing written; rerun with --commit to write them\n", r.Plan.Writes())
+				fmt.Fprintf(e.stderr, "dry run: %s planned, nothing written; rerun with --commit to write them\n", plural.Of(r.Plan.Writes(), "change"))
 				return nil
 			}
 			n, err := r.Apply(ctx, job.target)
 			if err != nil {
-				return fmt.Errorf("%w (%d objects written before the failure; run plan to see what is left)", err, n)
+				return fmt.Errorf("%w (%s written before the failure; run plan to see what is left)", err, plural.Of(n, "object"))
 			}
-			fmt.Fprintf(e.stderr, "applied: %d objects written to %s\n", n, job.targetID)
+			fmt.Fprintf(e.stderr, "applied: %s written to %s\n", plural.Of(n, "object"), job.targetID)
 			return nil
 		},
 	}

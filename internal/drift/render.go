@@ -7,6 +7,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/ipsync/ipsync/internal/plural"
 )
 
 // WriteJSON writes the report as indented JSON.
@@ -30,7 +32,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			b.WriteString("in agreement\n")
 			continue
 		}
-		fmt.Fprintf(&b, "%d objects drift, %d leaks\n", len(o.Items), len(o.Leaks))
+		fmt.Fprintf(&b, "%s drift, %s\n", plural.Of(len(o.Items), "object"), plural.Of(len(o.Leaks), "leak"))
 		for _, it := range o.Items {
 			fmt.Fprintf(&b, "  %-9s %s %s", it.Drift, it.Kind, it.Key)
 			if it.Reason != "" {

@@ -7,10 +7,12 @@ import (
 	"cmp"
 	"fmt"
 	"hash/maphash"
+	"net/netip"
 	"runtime"
 	"slices"
 	"sync"
 
+	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -125,7 +127,7 @@ func conflictRefusal(changes []Change, n int, policy Policy) string {
 			unmarked++
 		}
 	}
-	msg := fmt.Sprintf("%s: objects that %s does not own match desired ones", plural(n, "conflict"), policy.Owner)
+	msg := fmt.Sprintf("%s: objects that %s does not own match desired ones", plural.Of(n, "conflict"), policy.Owner)
 	switch {
 	case unmarked > 0 && policy.Mode == ModeCreateOnly:
 		return msg + "; create-only never adopts: resolve them by hand, or adopt them in another mode"
@@ -136,14 +138,6 @@ func conflictRefusal(changes []Change, n int, policy Policy) string {
 		return fmt.Sprintf("%s; %d carry no ipsync marker (--adopt takes those over), the others belong to another owner: resolve those by hand", msg, unmarked)
 	}
 	return msg + "; they belong to another owner: change that owner's data or this one's, never both"
-}
-
-// plural is "1 conflict", "2 conflicts".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // shardCount uses both cores only where it pays for starting goroutines.
@@ -317,30 +311,56 @@ func compareChanges(a, b Change) int {
 	if c := cmp.Compare(ra, rb); c != 0 {
 		return c
 	}
-	if c := comparePrefixes(a, b); c != 0 {
-		if a.Action == Delete {
-			return -c
-		}
+	if c := compareObjects(object(a), object(b), a.Action == Delete); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.Key.Name, b.Key.Name)
 }
 
-// comparePrefixes puts wider prefixes first, so a container exists before
-// the networks inside it and is deleted after them.
-func comparePrefixes(a, b Change) int {
-	pa, okA := object(a).(*resource.Prefix)
-	pb, okB := object(b).(*resource.Prefix)
-	if !okA || !okB {
-		return 0
+// compareObjects orders two objects of one kind as people read them:
+// addresses and numbers by value (10.70.1.46 before 10.70.1.168, VLAN 99
+// before 100), and prefixes so that a container is created before the
+// prefixes inside it and deleted after them.
+func compareObjects(a, b resource.Object, deleting bool) int {
+	switch x := a.(type) {
+	case *resource.Prefix:
+		y, ok := b.(*resource.Prefix)
+		if !ok {
+			return 0
+		}
+		if c := cmp.Compare(x.Namespace, y.Namespace); c != 0 {
+			return c
+		}
+		if deleting {
+			// By last address, then narrowest first: what a prefix holds
+			// ends at or before its own end.
+			return cmp.Or(lastAddr(x.Prefix).Compare(lastAddr(y.Prefix)), cmp.Compare(y.Prefix.Bits(), x.Prefix.Bits()))
+		}
+		return cmp.Or(x.Prefix.Addr().Compare(y.Prefix.Addr()), cmp.Compare(x.Prefix.Bits(), y.Prefix.Bits()))
+	case *resource.IPAddress:
+		if y, ok := b.(*resource.IPAddress); ok {
+			return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), x.Address.Addr().Compare(y.Address.Addr()))
+		}
+	case *resource.VLAN:
+		if y, ok := b.(*resource.VLAN); ok {
+			return cmp.Or(cmp.Compare(x.Group, y.Group), cmp.Compare(x.VID, y.VID))
+		}
+	case *resource.ASN:
+		if y, ok := b.(*resource.ASN); ok {
+			return cmp.Compare(x.ASN, y.ASN)
+		}
 	}
-	if c := cmp.Compare(pa.Namespace, pb.Namespace); c != 0 {
-		return c
+	return 0
+}
+
+// lastAddr is the highest address of p.
+func lastAddr(p netip.Prefix) netip.Addr {
+	a := p.Masked().Addr().AsSlice()
+	for i := p.Bits(); i < len(a)*8; i++ {
+		a[i/8] |= 1 << (7 - i%8)
 	}
-	if c := cmp.Compare(pa.Prefix.Bits(), pb.Prefix.Bits()); c != 0 {
-		return c
-	}
-	return pa.Prefix.Addr().Compare(pb.Prefix.Addr())
+	last, _ := netip.AddrFromSlice(a)
+	return last
 }
 
 func object(c Change) resource.Object {

@@ -305,3 +305,29 @@ func TestConflictRefusal(t *testing.T) {
 		})
 	}
 }
+
+// TestChangesSortNumerically: addresses, prefixes, VIDs and ASNs are listed
+// by value, and prefixes nest: containers created first, deleted last.
+func TestChangesSortNumerically(t *testing.T) {
+	desired := objs(
+		ip(me, "10.70.1.168/24"), ip(me, "10.70.1.46/24"), ip(me, "10.70.1.5/24"),
+		prefix(me, "10.70.1.128/25"), prefix(me, "10.70.0.0/16"), prefix(me, "10.70.1.0/25"), prefix(me, "9.0.0.0/8"),
+		vlan(me, "g", 1000, "c"), vlan(me, "g", 100, "b"), vlan(me, "g", 99, "a"),
+		&resource.ASN{M: resource.Meta{Owner: me}, ASN: 65100}, &resource.ASN{M: resource.Meta{Owner: me}, ASN: 6500},
+	)
+	current := objs(prefix(me, "172.16.0.0/16"), prefix(me, "172.16.1.0/24"), prefix(me, "172.16.200.0/24"), prefix(me, "172.16.0.0/24"),
+		ip(me, "172.16.1.20/24"), ip(me, "172.16.1.3/24"))
+	pol := DefaultPolicy(me)
+	pol.AllowMassDelete = true
+	want := []string{
+		"create vlan g/99", "create vlan g/100", "create vlan g/1000",
+		"create prefix a11/9.0.0.0/8", "create prefix a11/10.70.0.0/16", "create prefix a11/10.70.1.0/25", "create prefix a11/10.70.1.128/25",
+		"create ip_address a11/10.70.1.5", "create ip_address a11/10.70.1.46", "create ip_address a11/10.70.1.168",
+		"create asn 6500", "create asn 65100",
+		"delete ip_address a11/172.16.1.3", "delete ip_address a11/172.16.1.20",
+		"delete prefix a11/172.16.0.0/24", "delete prefix a11/172.16.1.0/24", "delete prefix a11/172.16.200.0/24", "delete prefix a11/172.16.0.0/16",
+	}
+	if got := actions(Make(desired, current, pol)); !slices.Equal(got, want) {
+		t.Errorf("order:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

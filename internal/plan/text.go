@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/ipsync/ipsync/internal/plural"
 )
 
 // WriteText renders p for a person: counts per kind and action, the reasons
@@ -15,7 +17,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 	if p.Policy.Adopt {
 		b.WriteString(", adopt")
 	}
-	fmt.Fprintf(&b, "), %d objects currently owned\n\n", p.Owned)
+	fmt.Fprintf(&b, "), %s currently owned\n\n", plural.Of(p.Owned, "object"))
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "kind\tcreate\tupdate\tadopt\tdelete\tconflict\tnoop\tskip\t")

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -130,11 +131,8 @@ func (r *Result) Apply(ctx context.Context, t Target) (int, error) {
 	if len(writes) == 0 {
 		return 0, nil
 	}
-	n, err := t.Apply(ctx, writes)
-	if err != nil {
-		return n, fmt.Errorf("apply: %w", err)
-	}
-	return n, nil
+	// Targets name what failed; wrapping again would say "apply: apply:".
+	return t.Apply(ctx, writes)
 }
 
 // Saved re-checks a plan made earlier against the target as it is now. The
@@ -146,8 +144,8 @@ func Saved(ctx context.Context, saved *plan.Plan, t Target) (*Result, error) {
 	}
 	r := &Result{Plan: saved, Current: current}
 	if moved := Stale(saved, current); len(moved) > 0 {
-		r.Plan.Refusals = append(r.Plan.Refusals, fmt.Sprintf("the target changed since the plan was made (%d objects moved); make a new plan:\n    %s",
-			len(moved), strings.Join(moved, "\n    ")))
+		r.Plan.Refusals = append(r.Plan.Refusals, fmt.Sprintf("the target changed since the plan was made (%s moved); make a new plan:\n    %s",
+			plural.Of(len(moved), "object"), strings.Join(moved, "\n    ")))
 	}
 	return r, nil
 }
