@@ -28,6 +28,7 @@ type planFlags struct {
 	adopt           bool
 	mode            string
 	allowMassDelete bool
+	summary         bool
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
@@ -38,6 +39,7 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.adopt, "adopt", false, "take over unmarked objects that match desired ones by natural key")
 	cmd.Flags().StringVar(&f.mode, "mode", "", "policy mode: sync, upsert-only or create-only (default from config: sync)")
 	cmd.Flags().BoolVar(&f.allowMassDelete, "allow-mass-delete", false, "lift the mass-delete guard for this run")
+	cmd.Flags().BoolVar(&f.summary, "summary", false, "text output: only the counts per kind and action, refusals and leaks, not each change")
 }
 
 func newPlan(e *env) *cobra.Command {
@@ -67,10 +69,10 @@ Exit status: 0 no changes, 2 changes to apply, 3 the plan would be refused,
 					return err
 				}
 			}
-			if err := e.render(f.output, r.Plan, job.targetID); err != nil {
+			if err := e.render(&f, r.Plan, job.targetID); err != nil {
 				return err
 			}
-			e.reportLeaks(r.Plan, f.output)
+			e.reportLeaks(r.Plan, f.output == "text")
 			e.noteRangesElsewhere(job)
 			if e.reportRefusal(r, f.output) {
 				return status(ExitRefused)
@@ -86,14 +88,31 @@ Exit status: 0 no changes, 2 changes to apply, 3 the plan would be refused,
 	return cmd
 }
 
-func (e *env) render(format string, p *plan.Plan, target string) error {
-	switch format {
+func (e *env) render(f *planFlags, p *plan.Plan, target string) error {
+	switch f.output {
 	case "text":
+		if f.summary {
+			return p.WriteSummary(e.stdout)
+		}
 		return p.WriteText(e.stdout)
 	case "json":
 		return p.WriteJSON(e.stdout, target)
 	}
-	return usagef("--output %q: want text or json", format)
+	return usagef("--output %q: want text or json", f.output)
+}
+
+// actionCounts is "56 create, 2 delete": the writes of a plan by action.
+func actionCounts(p *plan.Plan) string {
+	var parts []string
+	for _, a := range []plan.Action{plan.Create, plan.Update, plan.Adopt, plan.Delete} {
+		if n := p.Summary.Total(a); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, a))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing to write"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // checkOutput refuses an unknown output format before anything is read.
@@ -105,10 +124,10 @@ func checkOutput(format string, allowed ...string) error {
 }
 
 // reportLeaks notes on stderr what the source holds that nothing accounts
-// for, when the plan went out as JSON (the text rendering lists them); they
-// do not stop the plan.
-func (e *env) reportLeaks(p *plan.Plan, format string) {
-	if format == "text" {
+// for, unless the text rendering listed them already; they do not stop the
+// plan.
+func (e *env) reportLeaks(p *plan.Plan, listed bool) {
+	if listed {
 		return
 	}
 	for _, l := range p.Leaks {
@@ -280,10 +299,17 @@ any write, 1 error, 64 usage error.`,
 			} else if r, err = job.plan(ctx); err != nil {
 				return err
 			}
-			if err := e.render(f.output, r.Plan, job.targetID); err != nil {
-				return err
+			if saved != nil && f.output == "text" {
+				// As terraform apply PLANFILE: the plan was shown when it
+				// was saved, and is not shown again.
+				fmt.Fprintf(e.stdout, "Applying %s: %s for owner %s (%s)\n", planFile, plural.Of(r.Plan.Writes(), "change"), r.Plan.Policy.Owner, actionCounts(r.Plan))
+				e.reportLeaks(r.Plan, false)
+			} else {
+				if err := e.render(&f, r.Plan, job.targetID); err != nil {
+					return err
+				}
+				e.reportLeaks(r.Plan, f.output == "text")
 			}
-			e.reportLeaks(r.Plan, f.output)
 			if err := r.Preflight(); err != nil {
 				return &exitError{ExitRefused, err}
 			}

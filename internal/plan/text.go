@@ -11,7 +11,14 @@ import (
 
 // WriteText renders p for a person: counts per kind and action, the reasons
 // the plan would be refused, then each change with its field diffs.
-func (p *Plan) WriteText(w io.Writer) error {
+func (p *Plan) WriteText(w io.Writer) error { return p.writeText(w, true) }
+
+// WriteSummary is WriteText without the changes, for plans too long to
+// read through: the counts, refusals and leaks, and how many changes were
+// left out.
+func (p *Plan) WriteSummary(w io.Writer) error { return p.writeText(w, false) }
+
+func (p *Plan) writeText(w io.Writer, details bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Plan for owner %s (mode %s", p.Policy.Owner, p.Policy.Mode)
 	if p.Policy.Adopt {
@@ -49,9 +56,14 @@ func (p *Plan) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  ? %s %s: %s\n", l.Kind, l.Key, l.Message)
 		}
 	}
-	if len(p.Changes) == 0 {
+	switch {
+	case len(p.Changes) == 0:
 		b.WriteString("\nNo changes: the target matches.\n")
-	} else {
+	case !details:
+		fmt.Fprintf(&b, "\n%s not listed (the summary only).\n", plural.Of(len(p.Changes), "change"))
+		_, err := io.WriteString(w, b.String())
+		return err
+	default:
 		b.WriteString("\n")
 	}
 	for _, c := range p.Changes {
