@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -40,9 +39,6 @@ on agent.listen (default 127.0.0.1:9478). SIGTERM stops it cleanly.`,
 			if configPath == "" || siteName == "" {
 				return usagef("agent needs --config and --site")
 			}
-			if !cmd.Flags().Changed("log-format") {
-				e.logger = mustJSONLogger(e)
-			}
 			cfg, err := loadConfig(configPath)
 			if err != nil {
 				return err
@@ -64,13 +60,7 @@ on agent.listen (default 127.0.0.1:9478). SIGTERM stops it cleanly.`,
 	return cmd
 }
 
-func mustJSONLogger(e *env) *slog.Logger {
-	l, _ := newLogger(e.stderr, "info", "json")
-	return l
-}
-
 func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Site, dryRun bool) error {
-	log := e.logger.With("site", site.Name)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
@@ -93,8 +83,11 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 		return err
 	}
 	syncer := sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun}, src.reader, j.target)
+	// The agent names its site in every line it logs; given a logger that
+	// does already, each line would say it twice.
 	a := agent.New(agent.Config{Site: site.Name, Target: cfg.Nautobot.URL, Interval: cfg.Agent.Interval, Jitter: cfg.Agent.Jitter},
-		syncer, lease, log, reg)
+		syncer, lease, e.logger, reg)
+	log := e.logger.With("site", site.Name)
 
 	ln, err := net.Listen("tcp", cfg.Agent.Listen)
 	if err != nil {
@@ -106,7 +99,7 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 			log.Error("http server stopped", "err", err)
 		}
 	}()
-	log.Info("agent started", "listen", ln.Addr().String(), "target", cfg.Nautobot.URL, "dry_run", dryRun)
+	log.Info("serving metrics, health and status", "listen", ln.Addr().String(), "dry_run", dryRun)
 
 	triggers := make(chan agent.Trigger, 16)
 	if cfg.Agent.RabbitMQ.URL != "" {
@@ -120,7 +113,6 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)
-	log.Info("agent stopped")
 	return runErr
 }
 
@@ -140,7 +132,7 @@ func (e *env) startEvents(ctx context.Context, cfg *config.Config, site *config.
 	if err := ec.Validate(); err != nil {
 		return fmt.Errorf("agent.rabbitmq: %w", err)
 	}
-	consumer := events.NewConsumer(ec, e.logger.With("site", site.Name, "component", "events"),
+	consumer := events.NewConsumer(ec, e.logger.With("site", site.Name),
 		events.WithStateHook(func(connected bool, err error) {
 			switch {
 			case connected:

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -118,7 +119,6 @@ func commandPath(root *cobra.Command, args []string) string {
 }
 
 func newRoot(e *env) *cobra.Command {
-	var logLevel, logFormat string
 	root := &cobra.Command{
 		Use:   "ipsync",
 		Short: "Keep Nautobot in agreement with a static YAML spec and each site's Neutron",
@@ -130,7 +130,16 @@ unless given --commit.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := newLogger(e.stderr, logLevel, logFormat)
+			// Commands without log flags (help, completion) log nothing
+			// worth configuring; they get the defaults.
+			level, format := "warn", "text"
+			if f := cmd.Flags().Lookup("log-level"); f != nil {
+				level = f.Value.String()
+			}
+			if f := cmd.Flags().Lookup("log-format"); f != nil {
+				format = f.Value.String()
+			}
+			l, err := newLogger(e.stderr, level, format)
 			if err != nil {
 				return usage(err)
 			}
@@ -139,10 +148,23 @@ unless given --commit.
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
-	root.PersistentFlags().StringVar(&logLevel, "log-level", "warn", "log level: debug, info, warn or error")
-	root.PersistentFlags().StringVar(&logFormat, "log-format", "text", "log format: text or json")
-	root.AddCommand(newValidate(e), newPlan(e), newApply(e), newBootstrap(e), newDrift(e), newDemo(e), newAgent(e), newVersion(e))
+	for _, cmd := range []*cobra.Command{newValidate(e), newPlan(e), newApply(e), newBootstrap(e), newDrift(e), newDemo(e), newVersion(e)} {
+		addLogFlags(cmd, "warn", "text")
+		root.AddCommand(cmd)
+	}
+	// The daemon logs what it does as JSON for a log pipeline; a person
+	// at the terminal wants only what went wrong, as text.
+	agent := newAgent(e)
+	addLogFlags(agent, "info", "json")
+	root.AddCommand(agent)
 	return root
+}
+
+// addLogFlags gives cmd --log-level and --log-format with the defaults it
+// really uses, so that --help tells the truth.
+func addLogFlags(cmd *cobra.Command, level, format string) {
+	cmd.Flags().String("log-level", level, "log level: debug, info, warn or error")
+	cmd.Flags().String("log-format", format, "log format: text or json")
 }
 
 func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
@@ -150,7 +172,7 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
-	opts := &slog.HandlerOptions{Level: lv}
+	opts := &slog.HandlerOptions{Level: lv, ReplaceAttr: readableDuration}
 	switch format {
 	case "text":
 		return slog.New(slog.NewTextHandler(w, opts)), nil
@@ -158,6 +180,23 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format %q: want text or json", format)
+}
+
+// readableDuration writes durations as "1.234s" or "10m0s" rather than as
+// nanoseconds, which slog's JSON handler would print; to the millisecond,
+// or the microsecond below one.
+func readableDuration(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() != slog.KindDuration {
+		return a
+	}
+	d := a.Value.Duration()
+	switch {
+	case d >= time.Second:
+		d = d.Round(time.Millisecond)
+	case d >= time.Millisecond:
+		d = d.Round(time.Microsecond)
+	}
+	return slog.String(a.Key, d.String())
 }
 
 func newVersion(e *env) *cobra.Command {
