@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/memory"
+	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/plural"
+	"github.com/ipsync/ipsync/internal/progress"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -29,6 +32,10 @@ type job struct {
 	// rangesElsewhere counts the spec's segment ranges, which go to the
 	// sites' Neutron and so are not in a plan against Nautobot.
 	rangesElsewhere int
+	// progress shows the reads and writes; writesProgress is set when the
+	// target reports its writes to it.
+	progress       *progress.Display
+	writesProgress bool
 }
 
 // noteRangesElsewhere tells where the segment ranges a static plan leaves
@@ -46,6 +53,8 @@ func (j *job) plan(ctx context.Context) (*reconcile.Result, error) {
 		return nil, err
 	}
 	desired, err := j.desired(ctx, current)
+	// The plan goes out next: the bars of the reads end before it.
+	j.progress.Flush()
 	if err != nil {
 		return nil, err
 	}
@@ -57,10 +66,35 @@ func (j *job) plan(ctx context.Context) (*reconcile.Result, error) {
 
 func (j *job) writeAllowed() error { return j.writeOK() }
 
+// apply writes the plan, showing its writes per kind as they go.
+func (j *job) apply(ctx context.Context, r *reconcile.Result) (int, error) {
+	if j.writesProgress {
+		perKind := map[resource.Kind]int{}
+		for _, c := range r.Plan.Changes {
+			if c.Action.Writes() {
+				perKind[c.Key.Kind]++
+			}
+		}
+		for _, k := range resource.Kinds() {
+			j.progress.Expect("write "+string(k), perKind[k])
+		}
+	}
+	n, err := r.Apply(ctx, j.target)
+	j.progress.Flush()
+	return n, err
+}
+
 func (j *job) close() {
+	j.progress.Flush()
 	for _, c := range j.closers {
 		c()
 	}
+}
+
+// newProgress shows progress on stderr: bars on a terminal, info lines in
+// the log otherwise; never on stdout, where plans and reports go.
+func (e *env) newProgress() *progress.Display {
+	return progress.New(e.stderr, progress.IsTerminal(e.stderr), e.logger, 5*time.Second)
 }
 
 // loadConfig reads the config file, or starts from defaults without one.
@@ -82,6 +116,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 	if err != nil {
 		return nil, err
 	}
+	j := &job{progress: e.newProgress()}
 	kind := f.target
 	if kind == "" {
 		kind = "memory"
@@ -89,7 +124,6 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 			kind = "nautobot"
 		}
 	}
-	j := &job{}
 	var scope targetScope
 	switch {
 	case kind == "neutron":
@@ -133,7 +167,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 		if err != nil {
 			return nil, usage(fmt.Errorf("--site: %w", err))
 		}
-		src, err := e.openSite(ctx, site)
+		src, err := e.openSite(ctx, site, neutron.WithProgress(j.progress))
 		if err != nil {
 			return nil, err
 		}

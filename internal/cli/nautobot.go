@@ -31,7 +31,7 @@ func (e *env) nautobotToken(cfg *config.Config) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-func (e *env) nautobotClient(cfg *config.Config) (*nautobot.Client, error) {
+func (e *env) nautobotClient(cfg *config.Config, opts ...nautobot.Option) (*nautobot.Client, error) {
 	if cfg.Nautobot.URL == "" {
 		return nil, fmt.Errorf("no Nautobot: set nautobot.url in the config")
 	}
@@ -42,15 +42,16 @@ func (e *env) nautobotClient(cfg *config.Config) (*nautobot.Client, error) {
 	n := cfg.Nautobot
 	return nautobot.New(nautobot.Config{URL: n.URL, Token: token, APIVersion: n.APIVersion, PageSize: n.PageSize, BatchSize: n.BatchSize,
 		Concurrency: n.Concurrency, InsecureSkipVerify: n.InsecureSkipVerify, Timeout: n.Timeout,
-		Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField, VNIField: cfg.Marker.VNIField}, e.logger.With("side", "nautobot"))
+		Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField, VNIField: cfg.Marker.VNIField}, e.logger.With("side", "nautobot"), opts...)
 }
 
 // openNautobot makes Nautobot, read within scope, the job's target.
 func (e *env) openNautobot(cfg *config.Config, scope targetScope, j *job) error {
-	c, err := e.nautobotClient(cfg)
+	c, err := e.nautobotClient(cfg, nautobot.WithProgress(j.progress))
 	if err != nil {
 		return err
 	}
+	j.writesProgress = true
 	j.target = c.Target(nautobot.Scope{Kinds: scope.Kinds, Namespaces: scope.Namespaces, VLANGroups: scope.VLANGroups, Owner: scope.Owner})
 	j.targetID = cfg.Nautobot.URL
 	j.writeOK = func() error { return cfg.WriteAllowed(cfg.Nautobot.URL) }

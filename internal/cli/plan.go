@@ -209,7 +209,7 @@ func (e *env) prepareSaved(ctx context.Context, cmd *cobra.Command, f *planFlags
 		return nil, nil, err
 	}
 	owner := saved.Policy.Owner
-	j := &job{policy: saved.Policy}
+	j := &job{policy: saved.Policy, progress: e.newProgress()}
 	if target == "memory" {
 		j.target, j.targetID = memory.New(&resource.Namespace{Name: "Global"}), "memory"
 		j.writeOK = func() error { return nil }
@@ -317,7 +317,7 @@ any write, 1 error, 64 usage error.`,
 				fmt.Fprintf(e.stderr, "dry run: %s planned, nothing written; rerun with --commit to write them\n", plural.Of(r.Plan.Writes(), "change"))
 				return nil
 			}
-			n, err := r.Apply(ctx, job.target)
+			n, err := job.apply(ctx, r)
 			if err != nil {
 				return fmt.Errorf("%w (%s written before the failure; run plan to see what is left)", err, plural.Of(n, "object"))
 			}

@@ -18,8 +18,8 @@ type siteSource struct {
 	reader *neutron.Reader
 }
 
-func (e *env) openSite(ctx context.Context, site *config.Site) (*siteSource, error) {
-	r, err := neutron.NewReader(ctx, neutronConfig(site), e.logger.With("site", site.Name))
+func (e *env) openSite(ctx context.Context, site *config.Site, opts ...neutron.ReaderOption) (*siteSource, error) {
+	r, err := neutron.NewReader(ctx, neutronConfig(site), e.logger.With("site", site.Name), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("site %s: %w", site.Name, err)
 	}
