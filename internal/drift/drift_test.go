@@ -68,6 +68,9 @@ func TestRenderings(t *testing.T) {
 	if strings.Contains(page.String(), "<b>") || !strings.Contains(page.String(), "tenant-&lt;b&gt;") {
 		t.Errorf("HTML report does not escape object names")
 	}
+	if !strings.Contains(page.String(), "4 objects drift, 0 leaks") || strings.Contains(page.String(), "1 objects") {
+		t.Errorf("HTML report counts read badly:\n%s", page.String())
+	}
 	if strings.Contains(page.String(), "<script") {
 		t.Errorf("HTML report must work without JavaScript")
 	}

@@ -57,9 +57,11 @@ func (r *Report) WriteText(w io.Writer) error {
 var reportHTML string
 
 // WriteHTML writes a self-contained page: inline CSS, no scripts, readable
-// in any browser and as a saved file.
+// in any browser and as a saved file. Its Content-Security-Policy forbids
+// scripts and every fetch, so a browser shows it only as it works without
+// JavaScript and without the network.
 func (r *Report) WriteHTML(w io.Writer, extra template.HTML) error {
-	t, err := template.New("report").Parse(reportHTML)
+	t, err := template.New("report").Funcs(template.FuncMap{"plural": plural.Of}).Parse(reportHTML)
 	if err != nil {
 		return fmt.Errorf("parse report template: %w", err)
 	}
