@@ -126,7 +126,16 @@ func newRoot(e *env) *cobra.Command {
 Neutron. Every object has one owner and flows one way; every command is a dry run
 unless given --commit.
 
-` + exitCodesHelp,
+` + exitCodesHelp + `
+
+Environment:
+  IPSYNC_NAUTOBOT_TOKEN     Nautobot API token (or nautobot.token_file in the config)
+  IPSYNC_RABBITMQ_PASSWORD  agent: RabbitMQ password (or agent.rabbitmq.password_file)
+  OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME, OS_APPLICATION_CREDENTIAL_ID, ...
+                            a site's Keystone login (neutron.auth: keystone without a cloud)
+  OS_CLIENT_CONFIG_FILE     where clouds.yaml is (neutron.auth: keystone with a cloud)
+
+Shell completion: source <(ipsync completion bash); see ipsync completion --help.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -157,6 +166,9 @@ unless given --commit.
 	agent := newAgent(e)
 	addLogFlags(agent, "info", "json")
 	root.AddCommand(agent)
+	for _, cmd := range root.Commands() {
+		completions(cmd)
+	}
 	return root
 }
 

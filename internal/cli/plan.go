@@ -33,7 +33,7 @@ type planFlags struct {
 
 func (f *planFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.config, "config", "c", "", "config file (ipsync.yaml); without it, spec paths come from the arguments")
-	cmd.Flags().StringVar(&f.target, "target", "", "target: nautobot (default with a config) or memory (an empty in-process target)")
+	cmd.Flags().StringVar(&f.target, "target", "", "target: nautobot (default with a config), memory (an empty in-process target), or neutron (with --site: the spec's segment ranges to that site's Neutron)")
 	cmd.Flags().StringVar(&f.site, "site", "", "sync the Neutron of this site (from the config) instead of the static spec")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().BoolVar(&f.adopt, "adopt", false, "take over unmarked objects that match desired ones by natural key")
