@@ -123,5 +123,17 @@ func (e *env) demoStep(cmd *cobra.Command, dir string, args []string, w io.Write
 			abs[i] = filepath.Join(dir, a)
 		}
 	}
-	return Main(cmd.Context(), abs, e.getenv, w, w)
+	return Main(cmd.Context(), abs, demoEnv(e.getenv), w, w)
+}
+
+// demoEnv hides what would point the demo's commands elsewhere than at the
+// emulator: a token exported for a real Nautobot would be sent to the
+// emulator instead of the demo's own.
+func demoEnv(getenv func(string) string) func(string) string {
+	return func(k string) string {
+		if k == "IPSYNC_NAUTOBOT_TOKEN" {
+			return ""
+		}
+		return getenv(k)
+	}
 }
