@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# rabbitmq-up.sh start|stop|restart|status|url
+# rabbitmq-up.sh start|stop|restart|status|url|purge|install
 #
 # Runs a private RabbitMQ node for the internal/events integration tests on a
 # machine without systemd: loopback only, its own ports, cookie, data and log
 # directories under a state dir, so it neither needs nor disturbs a system
 # RabbitMQ. Data survives stop/start/restart (durable queues and persistent
 # messages are what the fault tests check); `purge` removes it.
+#
+# `start` (and `install`) installs Debian's rabbitmq-server when it is
+# missing (as root, or through sudo), and stops the system node Debian
+# starts on install: the node this script runs is the only one.
 #
 # Environment:
 #   IPSYNC_RABBITMQ_PORT   AMQP port (default 5672)
@@ -55,6 +59,25 @@ setup_env() {
 
 ctl() { "${bin}/rabbitmqctl" -q -n "${node}" "$@"; }
 
+as_root() { if [[ "$(id -u)" == 0 ]]; then "$@"; else sudo "$@"; fi; }
+
+# install_packages installs RabbitMQ from Debian when it is missing. apt's
+# chatter goes to stderr: `start` prints only the URL on stdout.
+install_packages() {
+	if dpkg-query -W -f='${Status}' rabbitmq-server 2>/dev/null | grep -q 'install ok installed'; then
+		return 0
+	fi
+	log "installing rabbitmq-server"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends rabbitmq-server >&2
+	# Debian starts a system node on install, on the port ours wants.
+	if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null 2>&1; then
+		as_root systemctl disable --now rabbitmq-server >&2 || true
+	elif command -v invoke-rc.d >/dev/null 2>&1; then
+		as_root invoke-rc.d rabbitmq-server stop >&2 || true
+	fi
+}
+
 # running_pid prints the node's pid when the pid file names a live process
 # that is this node: a pid reused by something else must never be signalled.
 running_pid() {
@@ -75,6 +98,7 @@ ready() {
 }
 
 start() {
+	[[ -x "${bin}/rabbitmq-server" ]] || install_packages
 	setup_env
 	if running_pid >/dev/null && ready; then
 		log "already running (pid $(running_pid))"
@@ -84,7 +108,7 @@ start() {
 	if port_busy "${port}"; then
 		die "port ${port} is in use by another process; set IPSYNC_RABBITMQ_PORT"
 	fi
-	[[ -x "${bin}/rabbitmq-server" ]] || die "no rabbitmq-server in ${bin}; install the rabbitmq-server package"
+	[[ -x "${bin}/rabbitmq-server" ]] || die "no rabbitmq-server in ${bin}; set IPSYNC_RABBITMQ_BIN to where the package put it"
 	mkdir -p "${state}/mnesia" "${state}/log"
 	chmod 700 "${state}"
 	# Empty files make the node ignore /etc/rabbitmq: no plugins, defaults only.
@@ -175,8 +199,9 @@ restart)
 status) status ;;
 url) echo "${url}" ;;
 purge) purge ;;
+install) install_packages ;;
 *)
-	echo "usage: $0 start|stop|restart|status|url|purge" >&2
+	echo "usage: $0 start|stop|restart|status|url|purge|install" >&2
 	exit 2
 	;;
 esac

@@ -91,5 +91,7 @@ func (a *Agent) servePage(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	// As the page's own meta tag: no scripts, nothing fetched.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	_, _ = w.Write(page.Bytes())
 }

@@ -48,7 +48,7 @@ type result struct {
 func (a *Agent) Run(ctx context.Context, triggers <-chan Trigger) error {
 	t0 := a.clock.Now()
 	l := &loop{a: a, nextFull: t0, nextLease: t0, done: make(chan result, 1)}
-	a.log.Info("agent started", "interval", a.cfg.Interval, "lease_renew", a.cfg.LeaseRenew)
+	a.log.Info("agent started", "target", a.cfg.Target, "interval", a.cfg.Interval, "lease_renew", a.cfg.LeaseRenew)
 	for {
 		now := a.clock.Now()
 		l.step(ctx, now)
@@ -210,7 +210,11 @@ func (l *loop) shutdown(ctx context.Context) error {
 	if err := a.lease.Release(rctx); err != nil {
 		return fmt.Errorf("release lease for %s: %w", a.cfg.Site, err)
 	}
-	a.setCondition(CondLease, false, "released at shutdown", false)
+	// Giving the lease back is what a clean stop does, not a failure:
+	// recorded for the page and metrics, logged as information.
+	a.state.setCondition(CondLease, false, "released at shutdown", false, a.clock.Now())
+	a.metrics.setCondition(CondLease, false)
+	a.log.Info("lease released")
 	return nil
 }
 
@@ -220,7 +224,10 @@ func (l *loop) record(run *inflight, r result, end time.Time) {
 	a := l.a
 	rec := RunRecord{Start: run.start, End: end, Trigger: describe(run.trig), Events: run.trig.Events,
 		Writes: r.out.Writes, Reads: r.out.Reads}
-	log := a.log.With("trigger", rec.Trigger, "duration", rec.Duration(), "writes", rec.Writes, "reads", rec.Reads)
+	log := a.log.With("trigger", rec.Trigger, "duration", rec.Duration(), "writes", rec.Writes)
+	if len(rec.Reads) > 0 {
+		log = log.With("reads", rec.Reads)
+	}
 	switch {
 	case r.err == nil:
 		rec.Result = resultOK

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -35,10 +34,10 @@ agent.interval (default 10m, with jitter), and within about a second of Neutron'
 notifications (agent.rabbitmq). One agent per owner writes at a time (a lease held in
 Nautobot); a second one waits. It serves /metrics, /healthz, /readyz and a status page
 on agent.listen (default 127.0.0.1:9478). SIGTERM stops it cleanly.`,
-		Args: cobra.NoArgs,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("log-format") {
-				e.logger = mustJSONLogger(e)
+			if configPath == "" || siteName == "" {
+				return usagef("agent needs --config and --site")
 			}
 			cfg, err := loadConfig(configPath)
 			if err != nil {
@@ -49,27 +48,19 @@ on agent.listen (default 127.0.0.1:9478). SIGTERM stops it cleanly.`,
 			}
 			site, err := cfg.Site(siteName)
 			if err != nil {
-				return err
+				return usage(fmt.Errorf("--site: %w", err))
 			}
 			return e.runAgent(cmd.Context(), cfg, site, dryRun)
 		},
 	}
-	cmd.Flags().StringVarP(&configPath, "config", "c", "", "config file (ipsync.yaml)")
-	cmd.Flags().StringVar(&siteName, "site", "", "the site this agent syncs")
+	cmd.Flags().StringVarP(&configPath, "config", "c", "", "config file (ipsync.yaml) (required)")
+	cmd.Flags().StringVar(&siteName, "site", "", "the site this agent syncs (required)")
 	cmd.Flags().StringVar(&listen, "listen", "", "HTTP address for metrics and status (default from config, 127.0.0.1:9478)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "plan and report drift, never write")
-	_ = cmd.MarkFlagRequired("config")
-	_ = cmd.MarkFlagRequired("site")
 	return cmd
 }
 
-func mustJSONLogger(e *env) *slog.Logger {
-	l, _ := newLogger(e.stderr, "info", "json")
-	return l
-}
-
 func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Site, dryRun bool) error {
-	log := e.logger.With("site", site.Name)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
@@ -92,8 +83,11 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 		return err
 	}
 	syncer := sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun}, src.reader, j.target)
+	// The agent names its site in every line it logs; given a logger that
+	// does already, each line would say it twice.
 	a := agent.New(agent.Config{Site: site.Name, Target: cfg.Nautobot.URL, Interval: cfg.Agent.Interval, Jitter: cfg.Agent.Jitter},
-		syncer, lease, log, reg)
+		syncer, lease, e.logger, reg)
+	log := e.logger.With("site", site.Name)
 
 	ln, err := net.Listen("tcp", cfg.Agent.Listen)
 	if err != nil {
@@ -105,7 +99,7 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 			log.Error("http server stopped", "err", err)
 		}
 	}()
-	log.Info("agent started", "listen", ln.Addr().String(), "target", cfg.Nautobot.URL, "dry_run", dryRun)
+	log.Info("serving metrics, health and status", "listen", ln.Addr().String(), "dry_run", dryRun)
 
 	triggers := make(chan agent.Trigger, 16)
 	if cfg.Agent.RabbitMQ.URL != "" {
@@ -119,7 +113,6 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)
-	log.Info("agent stopped")
 	return runErr
 }
 
@@ -139,7 +132,7 @@ func (e *env) startEvents(ctx context.Context, cfg *config.Config, site *config.
 	if err := ec.Validate(); err != nil {
 		return fmt.Errorf("agent.rabbitmq: %w", err)
 	}
-	consumer := events.NewConsumer(ec, e.logger.With("site", site.Name, "component", "events"),
+	consumer := events.NewConsumer(ec, e.logger.With("site", site.Name),
 		events.WithStateHook(func(connected bool, err error) {
 			switch {
 			case connected:

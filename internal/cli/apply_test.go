@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 )
 
@@ -134,9 +136,13 @@ func applyScenarios(t *testing.T, srv *nbtest.Server) {
 
 	t.Run("another owner's object is a conflict", func(t *testing.T) {
 		e.vlans(t, 19, "  - {vid: 150, name: by-hand, vlan_group: a11-12-network}\n  - {vid: 151, name: site-owned, vlan_group: a11-12-network}\n")
-		code, out, _ := run(t, nil, "apply", "--config", e.cfg, "--commit", "--adopt")
-		if code == 0 || !strings.Contains(out, "owned by neutron:a11") {
+		code, out, errOut := run(t, nil, "apply", "--config", e.cfg, "--commit", "--adopt")
+		if code != ExitRefused || !strings.Contains(out, "owned by neutron:a11") {
 			t.Errorf("apply over another owner's VLAN = exit %d:\n%s", code, out)
+		}
+		// --adopt was given and cannot help with another owner's object.
+		if strings.Contains(out+errOut, "--adopt") {
+			t.Errorf("apply --adopt over another owner's VLAN still suggests --adopt:\n%s\n%s", out, errOut)
 		}
 	})
 
@@ -171,9 +177,9 @@ func applyScenarios(t *testing.T, srv *nbtest.Server) {
 		if err := os.WriteFile(e.spec, []byte("vlan_groups:\n  - {name: x-network, location: DC-NOWHERE}\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		code, _, errOut := run(t, nil, "plan", "--config", e.cfg)
-		if code != 1 || !strings.Contains(errOut, e.spec+":2:5: location: unknown location \"DC-NOWHERE\"") {
-			t.Errorf("plan with an unknown location = exit %d:\n%s", code, errOut)
+		code, out, errOut := run(t, nil, "plan", "--config", e.cfg)
+		if code != ExitRefused || !strings.Contains(errOut, e.spec+":2:5: location: unknown location \"DC-NOWHERE\"") && !strings.Contains(out, e.spec+":2:5: location: unknown location \"DC-NOWHERE\"") {
+			t.Errorf("plan with an unknown location = exit %d:\n%s\n%s", code, out, errOut)
 		}
 	})
 }
@@ -188,9 +194,14 @@ func writeRefusedOutsideAllowedHosts(t *testing.T, srv *nbtest.Server) {
 	cfg, _ := os.ReadFile(e.cfg)
 	_ = os.WriteFile(e.cfg, []byte(strings.Replace(string(cfg), "allowed_hosts: [127.0.0.1]", "allowed_hosts: [nautobot.example.com]", 1)), 0o600)
 	e.srv.ResetCounts()
-	code, _, errOut := run(t, nil, "apply", "--config", e.cfg, "--commit")
-	if code == 0 || !strings.Contains(errOut, "allowed_hosts") || e.writes() != 0 {
+	code, out, errOut := run(t, nil, "apply", "--config", e.cfg, "--commit")
+	if code != ExitRefused || !strings.Contains(errOut, "allowed_hosts") || e.writes() != 0 {
 		t.Errorf("apply to a host not allowed = exit %d, %d writes: %s", code, e.writes(), errOut)
+	}
+	// Refused before anything is read or printed: no retries against a
+	// host that may be down, no plan to scroll past.
+	if n := e.srv.Requests("", "/"); n != 0 || out != "" {
+		t.Errorf("apply to a host not allowed sent %d requests and printed %q before refusing", n, out)
 	}
 }
 
@@ -217,5 +228,97 @@ func unsupportedFieldRefused(t *testing.T, srv *nbtest.Server) {
 	}
 	if n := e.writes() + e.srv.Requests("POST", "/api/plugins/"); n != 0 {
 		t.Errorf("%d writes before the refusal, want none", n)
+	}
+}
+
+// TestApplySavedPlanNeedsOnlyTheConfig: a saved plan is applied without its
+// spec; the config gives the URL and token, and without it the message says
+// that this is all it needs.
+func TestApplySavedPlanNeedsOnlyTheConfig(t *testing.T) { nbtest.Each(t, applySavedPlan) }
+
+func applySavedPlan(t *testing.T, srv *nbtest.Server) {
+	e := newSpecEnv(t, srv)
+	e.vlans(t, 5, "")
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	mustRun(t, "plan", "--config", e.cfg, "--out", planFile)
+	if err := os.Remove(e.spec); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"apply", "--plan", planFile, "--commit"}, "needs --config"},
+		{[]string{"apply", "--plan", planFile, "--config", e.cfg, "--commit", "examples/"}, "drop the spec paths"},
+		{[]string{"apply", "--plan", planFile, "--config", e.cfg, "--commit", "--adopt"}, "drop --adopt"},
+	} {
+		if code, _, errOut := run(t, nil, tt.args...); code != ExitUsage || !strings.Contains(errOut, tt.want) {
+			t.Errorf("ipsync %s = exit %d, want %d saying %q:\n%s", strings.Join(tt.args, " "), code, ExitUsage, tt.want, errOut)
+		}
+	}
+	if code, out, errOut := run(t, nil, "apply", "--plan", planFile, "--config", e.cfg, "--commit"); code != ExitOK {
+		t.Fatalf("apply --plan with the config alone = exit %d:\n%s\n%s", code, out, errOut)
+	}
+	if got := e.srv.Count(t, "ipam.vlan"); got != 5 {
+		t.Errorf("after applying the saved plan: %d VLANs, want 5", got)
+	}
+}
+
+// TestNetworkErrors: a retried request says so on stderr at the default log
+// level; an error retrying cannot fix ends the run at once and says why.
+func TestNetworkErrors(t *testing.T) {
+	// Faults are injected: the emulator alone.
+	srv := nbtest.Emulator(t)
+	e := newSpecEnv(t, srv)
+	e.vlans(t, 3, "")
+	srv.Emulator().Inject(nautobottest.Fault{Method: "GET", PathPrefix: "/api/ipam/vlans/", Status: 503, Times: 2})
+	code, _, errOut := run(t, nil, "plan", "--config", e.cfg)
+	// The CLI's default log: text, warnings and worse.
+	if code != ExitChanges || strings.Count(errOut, `level=WARN msg="nautobot request failed; retrying"`) != 2 || !strings.Contains(errOut, "/api/ipam/vlans/") {
+		t.Errorf("plan through two 503s = exit %d; want each retry on stderr:\n%s", code, errOut)
+	}
+
+	down := writeConfig(t, fmt.Sprintf("spec: {name: deploy, paths: [%q]}\nnautobot: {url: %q}\n", e.spec, "http://"+freeAddr(t)))
+	start := time.Now()
+	code, _, errOut = run(t, map[string]string{"IPSYNC_NAUTOBOT_TOKEN": srv.Token()}, "plan", "--config", down)
+	if took := time.Since(start); code != ExitError || took > 3*time.Second || !strings.Contains(errOut, "connection refused") ||
+		!strings.Contains(errOut, "not retried") || strings.Contains(errOut, "retrying") {
+		t.Errorf("plan against a closed port = exit %d after %s; want a quick error saying why it was not retried:\n%s", code, took, errOut)
+	}
+}
+
+// TestConfigFileErrorsAndPaths: a config typo is reported at its line with
+// a did-you-mean, and every relative path in the config is relative to the
+// config file, not to where ipsync runs.
+func TestConfigFileErrorsAndPaths(t *testing.T) { nbtest.Each(t, configFileErrorsAndPaths) }
+
+func configFileErrorsAndPaths(t *testing.T, srv *nbtest.Server) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"secrets/token":   srv.Token(),
+		"specs/vlan.yaml": "vlan_groups:\n  - {name: a11-12-network, location: DC-A11}\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(dir, "ipsync.yaml")
+	write := func(doc string) {
+		if err := os.WriteFile(cfg, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(fmt.Sprintf("spec: {name: deploy, paths: [specs]}\nnautobot:\n  url: %s\n  tokn: secrets/token\n", srv.URL()))
+	code, _, errOut := run(t, nil, "plan", "--config", cfg)
+	if want := cfg + `:4:3: nautobot.tokn: unknown field; did you mean "token_file"?`; code != ExitError || !strings.Contains(errOut, want) {
+		t.Errorf("plan with a config typo = exit %d:\n%s\nwant %s", code, errOut, want)
+	}
+	// run works from the repository root, not from dir.
+	write(fmt.Sprintf("spec: {name: deploy, paths: [specs]}\nnautobot:\n  url: %s\n  token_file: secrets/token\n", srv.URL()))
+	if code, out, errOut := run(t, nil, "plan", "--config", cfg); code != ExitChanges || !strings.Contains(out, "create vlan_group a11-12-network") {
+		t.Errorf("plan with relative spec and token paths = exit %d:\n%s\n%s", code, out, errOut)
 	}
 }

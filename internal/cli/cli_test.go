@@ -38,7 +38,7 @@ func TestValidate(t *testing.T) {
 		{name: "unknown field", args: []string{"validate", "internal/spec/testdata/invalid-unknown-field.yaml"},
 			wantCode: 1, wantErr: []string{"invalid-unknown-field.yaml:"}},
 		{name: "missing path", args: []string{"validate", "no/such/dir"}, wantCode: 1, wantErr: []string{"no/such/dir"}},
-		{name: "no path is a usage error", args: []string{"validate"}, wantCode: 1},
+		{name: "no path is a usage error", args: []string{"validate"}, wantCode: ExitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,7 +71,7 @@ func TestEveryInvalidCorpusFileFails(t *testing.T) {
 
 func TestPlanMemoryShowsCreates(t *testing.T) {
 	code, stdout, stderr := run(t, nil, "plan", "--target", "memory", "-o", "json", "examples/")
-	if code != 0 {
+	if code != ExitChanges {
 		t.Fatalf("plan exit %d: %s", code, stderr)
 	}
 	var doc struct {
@@ -95,20 +95,20 @@ func TestPlanMemoryShowsCreates(t *testing.T) {
 		}
 	}
 	code, text, _ := run(t, nil, "plan", "--target", "memory", "examples/")
-	if code != 0 || !strings.Contains(text, "+ create vlan a11-12-network/100") {
+	if code != ExitChanges || !strings.Contains(text, "+ create vlan a11-12-network/100") {
 		t.Errorf("text plan lacks the create of a11-12-network/100:\n%s", text)
 	}
 }
 
 func TestPlanSavedAndAppliedToMemory(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "plan.json")
-	if code, _, stderr := run(t, nil, "plan", "--target", "memory", "--out", out, "examples/"); code != 0 {
+	if code, _, stderr := run(t, nil, "plan", "--target", "memory", "--out", out, "examples/"); code != ExitChanges {
 		t.Fatalf("plan --out: %s", stderr)
 	}
 	if _, err := os.Stat(out); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := run(t, nil, "apply", "--target", "memory", "--plan", out, "examples/")
+	code, _, stderr := run(t, nil, "apply", "--plan", out)
 	if code != 0 || !strings.Contains(stderr, "dry run") {
 		t.Errorf("apply without --commit = exit %d, %q; want a dry run", code, stderr)
 	}
@@ -118,10 +118,10 @@ func TestVersionAndUsage(t *testing.T) {
 	if code, out, _ := run(t, nil, "version"); code != 0 || !strings.Contains(out, "plan format 1") {
 		t.Errorf("version = %d %q", code, out)
 	}
-	if code, _, _ := run(t, nil, "no-such-command"); code != 2 {
-		t.Errorf("unknown command exit = %d, want 2", code)
+	if code, _, _ := run(t, nil, "no-such-command"); code != ExitUsage {
+		t.Errorf("unknown command exit = %d, want %d", code, ExitUsage)
 	}
-	if code, _, _ := run(t, nil, "plan", "--target", "memory", "--output", "yaml", "examples/"); code != 2 {
-		t.Errorf("bad --output exit = %d, want 2", code)
+	if code, _, _ := run(t, nil, "plan", "--target", "memory", "--output", "yaml", "examples/"); code != ExitUsage {
+		t.Errorf("bad --output exit = %d, want %d", code, ExitUsage)
 	}
 }

@@ -12,64 +12,140 @@ import (
 
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/drift"
+	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
+// driftFlags are drift's own: a read-only report takes none of the
+// policy flags that only matter to writes.
+type driftFlags struct {
+	config string
+	target string
+	sites  []string
+	output string
+	out    string
+}
+
 func newDrift(e *env) *cobra.Command {
-	var f planFlags
-	var format, out string
-	var sites []string
+	var f driftFlags
 	cmd := &cobra.Command{
 		Use:   "drift [SPEC-PATH...]",
 		Short: "Report where the sides disagree, per owner (read-only)",
-		Long: `Drift plans the static spec and every site of the config (or the --sites given)
+		Long: `Drift plans the static spec and every site of the config (or the --site given)
 against the target and reports, per owner, what is missing, different or extra in
 the target, which objects are in the way (unmarked or owned by someone else), and
 the leaks the sources point out. It never writes. A side that cannot be read is
-reported as unreachable, not as drift.`,
+reported as such, not as drift, and makes the exit status 1.
+
+Exit status: 0 the sides agree, 2 they disagree (drift or leaks), 1 a side could
+not be read or another error, 64 usage error.`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
-			ctx := cmd.Context()
-			cfg, err := loadConfig(f.config)
+			if cmd.Flags().Changed("format") && !cmd.Flags().Changed("output") {
+				f.output, _ = cmd.Flags().GetString("format")
+			}
+			if err := checkOutput(f.output, "text", "json", "html"); err != nil {
+				return err
+			}
+			rep, err := e.drift(cmd.Context(), &f, paths)
 			if err != nil {
 				return err
 			}
-			if len(sites) == 0 {
-				for _, s := range cfg.Sites {
-					sites = append(sites, s.Name)
-				}
-			}
-			rep := &drift.Report{GeneratedAt: time.Now().UTC()}
-			owners := append([]string{""}, sites...) // "" is the static spec
-			for _, site := range owners {
-				sf := f
-				sf.site = site
-				rep.Owners = append(rep.Owners, e.driftOf(ctx, cfg, &sf, paths, &rep.Target))
-			}
 			w := e.stdout
-			if out != "" {
-				file, err := os.Create(out)
+			if f.out != "" {
+				file, err := os.Create(f.out)
 				if err != nil {
 					return fmt.Errorf("drift report: %w", err)
 				}
 				defer file.Close()
 				w = file
 			}
-			return writeReport(w, rep, format)
+			if err := writeReport(w, rep, f.output); err != nil {
+				return err
+			}
+			return driftStatus(e.stderr, rep)
 		},
 	}
-	f.register(cmd)
-	cmd.Flags().StringVar(&format, "format", "text", "report format: text, json or html")
-	cmd.Flags().StringVar(&out, "out", "", "write the report to this file instead of stdout")
-	cmd.Flags().StringSliceVar(&sites, "sites", nil, "sites to report (default: every site of the config)")
+	cmd.Flags().StringVarP(&f.config, "config", "c", "", "config file (ipsync.yaml); without it, spec paths come from the arguments")
+	cmd.Flags().StringVar(&f.target, "target", "", "target: nautobot (default with a config) or memory (an empty in-process target)")
+	cmd.Flags().StringSliceVar(&f.sites, "site", nil, "report only these sites (repeat or separate with commas; default: every site of the config)")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text, json or html")
+	cmd.Flags().StringVar(&f.out, "out", "", "write the report to this file instead of stdout")
+	// Earlier spellings, kept so scripts keep working; --help shows only one.
+	// Their deprecation notice must not land in the report on stdout.
+	cmd.Flags().SetOutput(e.stderr)
+	cmd.Flags().String("format", "text", "")
+	_ = cmd.Flags().MarkDeprecated("format", "use -o/--output")
+	cmd.Flags().StringSliceVar(&f.sites, "sites", nil, "")
+	_ = cmd.Flags().MarkDeprecated("sites", "use --site")
 	return cmd
+}
+
+// drift builds the report of every owner. Mistakes that concern all of
+// them (an unknown site, no way to reach the target) end it before any
+// read; a side that fails for one owner is that owner's error.
+func (e *env) drift(ctx context.Context, f *driftFlags, paths []string) (*drift.Report, error) {
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range f.sites {
+		if _, err := cfg.Site(s); err != nil {
+			return nil, usage(fmt.Errorf("--site: %w", err))
+		}
+	}
+	sites := f.sites
+	if len(sites) == 0 {
+		for _, s := range cfg.Sites {
+			sites = append(sites, s.Name)
+		}
+	}
+	if f.target == "nautobot" || (f.target == "" && cfg.Nautobot.URL != "") {
+		if _, err := e.nautobotClient(cfg); err != nil {
+			return nil, err
+		}
+	}
+	rep := &drift.Report{GeneratedAt: time.Now().UTC()}
+	owners := append([]string{""}, sites...) // "" is the static spec
+	for _, site := range owners {
+		pf := planFlags{config: f.config, target: f.target, site: site, output: "text"}
+		rep.Owners = append(rep.Owners, e.driftOf(ctx, cfg, &pf, paths, &rep.Target))
+		// The spec's segment ranges of a site that takes them are compared
+		// with its Neutron, where they go, as plan --target neutron does.
+		if s, err := cfg.Site(site); err == nil && s.SegmentRanges {
+			pf := planFlags{config: f.config, target: "neutron", site: site, output: "text"}
+			o := e.driftOf(ctx, cfg, &pf, paths, nil)
+			o.Target = "neutron:" + site
+			rep.Owners = append(rep.Owners, o)
+		}
+	}
+	return rep, nil
+}
+
+// driftStatus is drift's exit status: an owner that could not be checked
+// is an error, even beside drift elsewhere, since the report is incomplete.
+func driftStatus(stderr io.Writer, rep *drift.Report) error {
+	failed := 0
+	for _, o := range rep.Owners {
+		if o.Error != "" {
+			failed++
+		}
+	}
+	switch {
+	case failed > 0:
+		fmt.Fprintf(stderr, "drift: %s could not be checked; the report is incomplete\n", plural.Of(failed, "owner"))
+		return status(ExitError)
+	case rep.Count() > 0:
+		return status(ExitChanges)
+	}
+	return nil
 }
 
 // driftOf plans one owner and turns the plan into its drift; failures to read
 // a side become the owner's error, so one unreachable site does not hide the
-// others.
+// others. target, when not nil, learns what the owner was compared with.
 func (e *env) driftOf(ctx context.Context, cfg *config.Config, f *planFlags, paths []string, target *string) drift.Owner {
 	name := "static spec"
-	if f.site != "" {
+	if f.site != "" && f.target != "neutron" {
 		name = "site " + f.site
 	}
 	job, err := e.prepare(ctx, f, paths)
@@ -78,13 +154,15 @@ func (e *env) driftOf(ctx context.Context, cfg *config.Config, f *planFlags, pat
 			err = fmt.Errorf("%s does not validate (see above)", name)
 		}
 		owner := cfg.StaticOwner()
-		if f.site != "" {
+		if f.site != "" && f.target != "neutron" {
 			owner = resource.NeutronOwner(f.site)
 		}
 		return drift.Owner{Owner: owner, Error: err.Error()}
 	}
 	defer job.close()
-	*target = job.targetID
+	if target != nil {
+		*target = job.targetID
+	}
 	r, err := job.plan(ctx)
 	if err != nil {
 		return drift.Owner{Owner: job.policy.Owner, Error: err.Error()}
@@ -105,5 +183,5 @@ func writeReport(w io.Writer, rep *drift.Report, format string) error {
 	case "html":
 		return rep.WriteHTML(w, "")
 	}
-	return &exitError{2, fmt.Errorf("--format %q: want text, json or html", format)}
+	return usagef("--output %q: want text, json or html", format)
 }

@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/memory"
+	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/plural"
+	"github.com/ipsync/ipsync/internal/progress"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -25,6 +29,22 @@ type job struct {
 	// leaks are what the source pointed out while producing desired.
 	leaks   []drift.Leak
 	closers []func()
+	// rangesElsewhere counts the spec's segment ranges, which go to the
+	// sites' Neutron and so are not in a plan against Nautobot.
+	rangesElsewhere int
+	// progress shows the reads and writes; writesProgress is set when the
+	// target reports its writes to it.
+	progress       *progress.Display
+	writesProgress bool
+}
+
+// noteRangesElsewhere tells where the segment ranges a static plan leaves
+// out go, so that its counts add up with validate's.
+func (e *env) noteRangesElsewhere(j *job) {
+	if j.rangesElsewhere > 0 {
+		fmt.Fprintf(e.stderr, "note: the spec's %s %s not in this plan: they go to each site's Neutron (ipsync plan --config F --site S --target neutron)\n",
+			plural.Of(j.rangesElsewhere, "segment range"), map[bool]string{true: "is", false: "are"}[j.rangesElsewhere == 1])
+	}
 }
 
 func (j *job) plan(ctx context.Context) (*reconcile.Result, error) {
@@ -33,20 +53,48 @@ func (j *job) plan(ctx context.Context) (*reconcile.Result, error) {
 		return nil, err
 	}
 	desired, err := j.desired(ctx, current)
+	// The plan goes out next: the bars of the reads end before it.
+	j.progress.Flush()
 	if err != nil {
 		return nil, err
 	}
 	r := reconcile.Build(desired, current, names, j.policy)
 	r.CheckTarget(j.target)
+	r.Plan.Leaks = j.leaks
 	return r, nil
 }
 
 func (j *job) writeAllowed() error { return j.writeOK() }
 
+// apply writes the plan, showing its writes per kind as they go.
+func (j *job) apply(ctx context.Context, r *reconcile.Result) (int, error) {
+	if j.writesProgress {
+		perKind := map[resource.Kind]int{}
+		for _, c := range r.Plan.Changes {
+			if c.Action.Writes() {
+				perKind[c.Key.Kind]++
+			}
+		}
+		for _, k := range resource.Kinds() {
+			j.progress.Expect("write "+string(k), perKind[k])
+		}
+	}
+	n, err := r.Apply(ctx, j.target)
+	j.progress.Flush()
+	return n, err
+}
+
 func (j *job) close() {
+	j.progress.Flush()
 	for _, c := range j.closers {
 		c()
 	}
+}
+
+// newProgress shows progress on stderr: bars on a terminal, info lines in
+// the log otherwise; never on stdout, where plans and reports go.
+func (e *env) newProgress() *progress.Display {
+	return progress.New(e.stderr, progress.IsTerminal(e.stderr), e.logger, 5*time.Second)
 }
 
 // loadConfig reads the config file, or starts from defaults without one.
@@ -61,10 +109,14 @@ func loadConfig(path string) (*config.Config, error) {
 // prepare wires one job from flags and config: the desired objects (spec or a
 // site's Neutron), the policy, and the target.
 func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, error) {
+	if err := checkOutput(f.output, "text", "json"); err != nil {
+		return nil, err
+	}
 	cfg, err := loadConfig(f.config)
 	if err != nil {
 		return nil, err
 	}
+	j := &job{progress: e.newProgress()}
 	kind := f.target
 	if kind == "" {
 		kind = "memory"
@@ -72,17 +124,16 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 			kind = "nautobot"
 		}
 	}
-	j := &job{}
 	var scope targetScope
 	switch {
 	case kind == "neutron":
 		// The one write to Neutron: the spec's segment ranges of one site.
 		if f.site == "" {
-			return nil, &exitError{2, fmt.Errorf("--target neutron writes a site's segment ranges: give --site")}
+			return nil, usagef("--target neutron writes a site's segment ranges: give --site")
 		}
 		site, err := cfg.Site(f.site)
 		if err != nil {
-			return nil, err
+			return nil, usage(fmt.Errorf("--site: %w", err))
 		}
 		objs, err := e.specObjects(cfg, paths)
 		if err != nil {
@@ -106,6 +157,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 			return nil, err
 		}
 		// Segment ranges flow to each site's Neutron, not to Nautobot.
+		j.rangesElsewhere = countKind(objs, resource.KindSegmentRange)
 		objs = slices.DeleteFunc(objs, func(o resource.Object) bool { return o.Kind() == resource.KindSegmentRange })
 		j.desired = func(context.Context, []resource.Object) ([]resource.Object, error) { return objs, nil }
 		j.policy = cfg.PlanPolicy(cfg.StaticOwner())
@@ -113,9 +165,9 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 	default:
 		site, err := cfg.Site(f.site)
 		if err != nil {
-			return nil, err
+			return nil, usage(fmt.Errorf("--site: %w", err))
 		}
-		src, err := e.openSite(ctx, site)
+		src, err := e.openSite(ctx, site, neutron.WithProgress(j.progress))
 		if err != nil {
 			return nil, err
 		}
@@ -129,7 +181,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 	}
 	if f.mode != "" {
 		if j.policy.Mode, err = plan.ParseMode(f.mode); err != nil {
-			return nil, &exitError{2, err}
+			return nil, usage(err)
 		}
 	}
 	j.policy.Adopt = f.adopt
@@ -147,7 +199,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 			return nil, err
 		}
 	default:
-		return nil, &exitError{2, fmt.Errorf("--target %q: want nautobot, memory, or neutron (a site's segment ranges)", kind)}
+		return nil, usagef("--target %q: want nautobot, memory, or neutron (a site's segment ranges)", kind)
 	}
 	return j, nil
 }
@@ -158,7 +210,7 @@ func (e *env) specObjects(cfg *config.Config, paths []string) ([]resource.Object
 		paths = cfg.SpecPaths()
 	}
 	if len(paths) == 0 {
-		return nil, &exitError{2, fmt.Errorf("no spec: give spec paths as arguments or set spec.paths in the config")}
+		return nil, usagef("no spec: give spec paths as arguments or set spec.paths in the config")
 	}
 	return e.loadSpec(paths, cfg.StaticOwner())
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/nautobot"
 	"github.com/ipsync/ipsync/internal/nautobot/lease"
+	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -30,7 +31,7 @@ func (e *env) nautobotToken(cfg *config.Config) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-func (e *env) nautobotClient(cfg *config.Config) (*nautobot.Client, error) {
+func (e *env) nautobotClient(cfg *config.Config, opts ...nautobot.Option) (*nautobot.Client, error) {
 	if cfg.Nautobot.URL == "" {
 		return nil, fmt.Errorf("no Nautobot: set nautobot.url in the config")
 	}
@@ -41,15 +42,16 @@ func (e *env) nautobotClient(cfg *config.Config) (*nautobot.Client, error) {
 	n := cfg.Nautobot
 	return nautobot.New(nautobot.Config{URL: n.URL, Token: token, APIVersion: n.APIVersion, PageSize: n.PageSize, BatchSize: n.BatchSize,
 		Concurrency: n.Concurrency, InsecureSkipVerify: n.InsecureSkipVerify, Timeout: n.Timeout,
-		Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField, VNIField: cfg.Marker.VNIField}, e.logger.With("side", "nautobot"))
+		Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField, VNIField: cfg.Marker.VNIField}, e.logger.With("side", "nautobot"), opts...)
 }
 
 // openNautobot makes Nautobot, read within scope, the job's target.
 func (e *env) openNautobot(cfg *config.Config, scope targetScope, j *job) error {
-	c, err := e.nautobotClient(cfg)
+	c, err := e.nautobotClient(cfg, nautobot.WithProgress(j.progress))
 	if err != nil {
 		return err
 	}
+	j.writesProgress = true
 	j.target = c.Target(nautobot.Scope{Kinds: scope.Kinds, Namespaces: scope.Namespaces, VLANGroups: scope.VLANGroups, Owner: scope.Owner})
 	j.targetID = cfg.Nautobot.URL
 	j.writeOK = func() error { return cfg.WriteAllowed(cfg.Nautobot.URL) }
@@ -76,8 +78,11 @@ func newBootstrap(e *env) *cobra.Command {
 marking ipsync's objects (default managed-by-ipsync) and the custom fields ipsync_owner
 (text) and vni (integer) on the IPAM content types. Existing ones are left as they are.
 Without --commit it only says what it would create.`,
-		Args: cobra.NoArgs,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if configPath == "" {
+				return usagef("bootstrap needs --config: the Nautobot to prepare")
+			}
 			cfg, err := loadConfig(configPath)
 			if err != nil {
 				return err
@@ -94,7 +99,7 @@ Without --commit it only says what it would create.`,
 				for _, m := range missing {
 					fmt.Fprintf(e.stdout, "would create %s\n", m)
 				}
-				fmt.Fprintf(e.stderr, "dry run: %d objects missing; rerun with --commit to create them\n", len(missing))
+				fmt.Fprintf(e.stderr, "dry run: %s missing; rerun with --commit to create them\n", plural.Of(len(missing), "object"))
 				return nil
 			}
 			if err := cfg.WriteAllowed(cfg.Nautobot.URL); err != nil {
@@ -113,7 +118,7 @@ Without --commit it only says what it would create.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&configPath, "config", "c", "", "config file (ipsync.yaml)")
+	cmd.Flags().StringVarP(&configPath, "config", "c", "", "config file (ipsync.yaml) (required)")
 	cmd.Flags().BoolVar(&commit, "commit", false, "create what is missing (without it, bootstrap only reports)")
 	return cmd
 }

@@ -18,8 +18,8 @@ type siteSource struct {
 	reader *neutron.Reader
 }
 
-func (e *env) openSite(ctx context.Context, site *config.Site) (*siteSource, error) {
-	r, err := neutron.NewReader(ctx, neutronConfig(site), e.logger.With("site", site.Name))
+func (e *env) openSite(ctx context.Context, site *config.Site, opts ...neutron.ReaderOption) (*siteSource, error) {
+	r, err := neutron.NewReader(ctx, neutronConfig(site), e.logger.With("site", site.Name), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("site %s: %w", site.Name, err)
 	}
@@ -50,11 +50,15 @@ func (s *siteSource) desired(ctx context.Context, current []resource.Object) ([]
 // scope is what the site reads of the target: every VLAN group (to know
 // which exist), VLANs of the groups its physical networks map to, and its
 // namespace; plus whatever carries its marker.
-func (s *siteSource) scope() targetScope {
-	sc := targetScope{Owner: resource.NeutronOwner(s.site.Name),
+func (s *siteSource) scope() targetScope { return siteScope(s.site) }
+
+// siteScope is siteSource.scope for a site whose Neutron is not opened: a
+// saved plan's.
+func siteScope(site *config.Site) targetScope {
+	sc := targetScope{Owner: resource.NeutronOwner(site.Name),
 		Kinds:      []resource.Kind{resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN, resource.KindPrefix, resource.KindIPAddress},
-		Namespaces: []string{siteNamespace(s.site)}}
-	for _, g := range s.site.PhysnetGroups {
+		Namespaces: []string{siteNamespace(site)}}
+	for _, g := range site.PhysnetGroups {
 		sc.VLANGroups = append(sc.VLANGroups, g)
 	}
 	slices.Sort(sc.VLANGroups)

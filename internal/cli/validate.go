@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/spec"
 )
@@ -16,13 +17,23 @@ func newValidate(e *env) *cobra.Command {
 		Short: "Check spec files (schema and semantics); no network, nothing written",
 		Long: `Validate reads every spec file (a directory means all *.yaml and *.yml under it)
 and reports every problem as file:line:col: field: message. Exit status 1 on any error.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			objs, err := e.loadSpec(paths, resource.StaticOwner(name))
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(e.stdout, "%d objects in %d path(s): valid\n", len(objs), len(paths))
+			files, err := spec.Files(paths)
+			if err != nil {
+				return err
+			}
+			msg := fmt.Sprintf("%s in %s: valid", plural.Of(len(objs), "object"), plural.Of(len(files), "file"))
+			// plan against Nautobot leaves segment ranges out; say where
+			// they go, so the two counts add up.
+			if n := countKind(objs, resource.KindSegmentRange); n > 0 {
+				msg += fmt.Sprintf(" (%d for Nautobot, %s for the sites' Neutron)", len(objs)-n, plural.Of(n, "segment range"))
+			}
+			_, err = fmt.Fprintln(e.stdout, msg)
 			return err
 		},
 	}
@@ -40,8 +51,18 @@ func (e *env) loadSpec(paths []string, owner resource.Owner) ([]resource.Object,
 		for _, d := range diags {
 			fmt.Fprintln(e.stderr, d.String())
 		}
-		fmt.Fprintf(e.stderr, "%d error(s); nothing was written\n", len(diags))
+		fmt.Fprintf(e.stderr, "%s; nothing was written\n", plural.Of(len(diags), "error"))
 		return nil, errReported
 	}
 	return objs, nil
+}
+
+func countKind(objs []resource.Object, k resource.Kind) int {
+	n := 0
+	for _, o := range objs {
+		if o.Kind() == k {
+			n++
+		}
+	}
+	return n
 }

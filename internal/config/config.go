@@ -11,12 +11,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 
+	"github.com/ipsync/ipsync/internal/didyoumean"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -30,8 +32,6 @@ type Config struct {
 	AllowedHosts []string `yaml:"allowed_hosts"`
 	Sites        []Site   `yaml:"sites"`
 	Agent        Agent    `yaml:"agent"`
-
-	dir string // relative paths are relative to the config file
 }
 
 // Spec says where the static YAML spec is and under which name it owns
@@ -129,87 +129,167 @@ func Default() Config {
 	}
 }
 
-// Load reads, defaults and validates the file at path.
+// Error is every problem of one config file.
+type Error struct {
+	File     string
+	Problems []Problem
+}
+
+// Error lists the problems one per line as file:line:col: field: message,
+// the form editors and CI logs turn into links.
+func (e *Error) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		at := e.File
+		if p.Line > 0 {
+			at = fmt.Sprintf("%s:%d:%d", e.File, p.Line, p.Col)
+		}
+		lines[i] = at + ": " + p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Load reads, defaults and validates the file at path. Relative paths in
+// it (spec.paths, token_file, password_file, status_dir) are relative to
+// the file's folder, wherever ipsync runs from.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	c, err := Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+	c, problems := parse(data)
+	if len(problems) > 0 {
+		return nil, &Error{File: path, Problems: problems}
 	}
-	c.dir = filepath.Dir(path)
+	c.resolve(filepath.Dir(path))
 	return c, nil
 }
 
 // Parse decodes a config document strictly: unknown fields are errors.
 func Parse(data []byte) (*Config, error) {
+	c, problems := parse(data)
+	if len(problems) > 0 {
+		return nil, &Error{File: "config", Problems: problems}
+	}
+	return c, nil
+}
+
+func parse(data []byte) (*Config, []Problem) {
 	c := Default()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	// An empty document (io.EOF) means all defaults.
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+		// An empty document (io.EOF) means all defaults.
+		if errors.Is(err, io.EOF) {
+			return &c, nil
+		}
+		if le, ok := errors.AsType[*yaml.LoadError](err); ok {
+			return nil, []Problem{{Line: max(le.Mark.Line, 1), Col: max(le.Mark.Column, 1), Message: "YAML syntax error: " + le.Message}}
+		}
+		return nil, []Problem{{Line: 1, Col: 1, Message: "YAML syntax error: " + err.Error()}}
 	}
-	if err := c.Validate(); err != nil {
-		return nil, err
+	if len(doc.Content) == 0 {
+		return &c, nil
 	}
-	return &c, nil
+	ck := &checker{at: map[string]*yaml.Node{}}
+	ck.check(doc.Content[0], reflect.TypeFor[Config](), "")
+	if len(ck.problems) > 0 {
+		return nil, ck.problems
+	}
+	if err := doc.Content[0].Decode(&c); err != nil {
+		return nil, []Problem{{Line: 1, Col: 1, Message: err.Error()}}
+	}
+	problems := c.problems()
+	for i, p := range problems {
+		// A problem is placed at its field, or at the nearest field
+		// written above it ("sites[0]" for a missing "sites[0].name").
+		for path := p.Path; path != ""; path = parent(path) {
+			if n, ok := ck.at[path]; ok {
+				problems[i].Line, problems[i].Col = n.Line, n.Column
+				break
+			}
+		}
+	}
+	return &c, problems
+}
+
+// parent is the path of the field that holds path's field.
+func parent(path string) string {
+	i := strings.LastIndexAny(path, ".[")
+	if i < 0 {
+		return ""
+	}
+	return path[:i]
+}
+
+// resolve makes the config's relative paths relative to dir.
+func (c *Config) resolve(dir string) {
+	abs := func(p *string) {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+	for i := range c.Spec.Paths {
+		abs(&c.Spec.Paths[i])
+	}
+	abs(&c.Nautobot.TokenFile)
+	abs(&c.Agent.RabbitMQ.PasswordFile)
+	abs(&c.Agent.StatusDir)
 }
 
 // Validate checks what the types cannot.
 func (c *Config) Validate() error {
 	var errs []error
+	for _, p := range c.problems() {
+		errs = append(errs, errors.New(p.String()))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) problems() []Problem {
+	var out []Problem
+	add := func(path, format string, args ...any) {
+		out = append(out, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+	}
 	if c.Spec.Name == "" || strings.ContainsAny(c.Spec.Name, ": ") {
-		errs = append(errs, fmt.Errorf("spec.name %q: want a short name without spaces or colons", c.Spec.Name))
+		add("spec.name", "%q: want a short name without spaces or colons", c.Spec.Name)
 	}
 	if _, err := plan.ParseMode(c.Policy.Mode); err != nil {
-		errs = append(errs, fmt.Errorf("policy.mode: %w", err))
+		add("policy.mode", "%v", err)
 	}
 	if c.Policy.MaxDeletePercent < 0 || c.Policy.MaxDeletePercent > 100 {
-		errs = append(errs, fmt.Errorf("policy.max_delete_percent %g: want 0-100", c.Policy.MaxDeletePercent))
+		add("policy.max_delete_percent", "%g: want 0-100", c.Policy.MaxDeletePercent)
 	}
 	if c.Nautobot.URL != "" {
 		u, err := url.Parse(c.Nautobot.URL)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("nautobot.url %q: want http(s)://host[:port]", c.Nautobot.URL))
+			add("nautobot.url", "%q: want http(s)://host[:port]", c.Nautobot.URL)
 		}
 	}
 	seen := map[string]bool{}
 	for i, s := range c.Sites {
+		at := fmt.Sprintf("sites[%d]", i)
 		if s.Name == "" || strings.ContainsAny(s.Name, ": ") {
-			errs = append(errs, fmt.Errorf("sites[%d].name %q: want a short name without spaces or colons", i, s.Name))
+			add(at+".name", "%q: want a short name without spaces or colons", s.Name)
 		}
 		if seen[s.Name] {
-			errs = append(errs, fmt.Errorf("sites[%d]: site %q is declared twice", i, s.Name))
+			add(at+".name", "site %q is declared twice", s.Name)
 		}
 		seen[s.Name] = true
 		switch s.Neutron.Auth {
 		case "", "noauth":
 			if s.Neutron.Endpoint == "" {
-				errs = append(errs, fmt.Errorf("site %s: neutron.endpoint is required with auth noauth", s.Name))
+				add(at+".neutron.endpoint", "required with auth noauth (site %s)", s.Name)
 			}
 		case "keystone":
 		default:
-			errs = append(errs, fmt.Errorf("site %s: neutron.auth %q: want noauth or keystone", s.Name, s.Neutron.Auth))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// SpecPaths are the spec paths, relative to the config file's folder.
-func (c *Config) SpecPaths() []string {
-	out := make([]string, len(c.Spec.Paths))
-	for i, p := range c.Spec.Paths {
-		if filepath.IsAbs(p) || c.dir == "" {
-			out[i] = p
-		} else {
-			out[i] = filepath.Join(c.dir, p)
+			add(at+".neutron.auth", "%q: want noauth or keystone", s.Neutron.Auth)
 		}
 	}
 	return out
 }
+
+// SpecPaths are the spec paths, relative to the config file's folder.
+func (c *Config) SpecPaths() []string { return slices.Clone(c.Spec.Paths) }
 
 // StaticOwner is the owner of the spec's objects.
 func (c *Config) StaticOwner() resource.Owner { return resource.StaticOwner(c.Spec.Name) }
@@ -232,7 +312,10 @@ func (c *Config) Site(name string) (*Site, error) {
 		for _, s := range c.Sites {
 			names = append(names, s.Name)
 		}
-		return nil, fmt.Errorf("no site %q in the config (sites: %s)", name, strings.Join(names, ", "))
+		if len(names) == 0 {
+			return nil, fmt.Errorf("no site %q in the config: it declares no sites", name)
+		}
+		return nil, fmt.Errorf("no site %q in the config (its sites: %s)%s", name, strings.Join(names, ", "), didyoumean.Hint(name, names, nil))
 	}
 	return &c.Sites[i], nil
 }

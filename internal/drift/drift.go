@@ -4,6 +4,7 @@
 package drift
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/ipsync/ipsync/internal/plan"
@@ -17,10 +18,14 @@ type Report struct {
 	Owners      []Owner   `json:"owners"`
 }
 
-// Owner is one owner's drift. Error is set when a side could not be read;
-// then nothing else is known and nothing was concluded.
+// Owner is one owner's drift. Error is set when the owner could not be
+// checked (a side unreachable, an invalid spec); then nothing else is known
+// and nothing was concluded.
 type Owner struct {
-	Owner   resource.Owner    `json:"owner"`
+	Owner resource.Owner `json:"owner"`
+	// Target is set when the owner is compared with something other than
+	// the report's target: the spec's segment ranges with a site's Neutron.
+	Target  string            `json:"target,omitempty"`
 	Error   string            `json:"error,omitempty"`
 	Summary []plan.SummaryRow `json:"summary"`
 	Items   []Item            `json:"items"`
@@ -37,12 +42,9 @@ type Item struct {
 }
 
 // Leak is something a source holds that nothing accounts for: a VLAN
-// segment without ports, a segment range no spec declares.
-type Leak struct {
-	Kind    string `json:"kind"`
-	Key     string `json:"key"`
-	Message string `json:"message"`
-}
+// segment without ports, a segment range no spec declares. Plans carry
+// the same leaks.
+type Leak = plan.Leak
 
 // FromPlan turns a plan into an owner's drift: creates are objects missing
 // in the target, updates are different, deletes are extra, conflicts are
@@ -71,6 +73,15 @@ func FromPlan(p *plan.Plan, leaks []Leak) Owner {
 		o.Items = append(o.Items, it)
 	}
 	return o
+}
+
+// Name is the owner as headings show it: with the target when it is not
+// the report's.
+func (o Owner) Name() string {
+	if o.Target == "" {
+		return string(o.Owner)
+	}
+	return fmt.Sprintf("%s (in %s)", o.Owner, o.Target)
 }
 
 // Count is the number of drifting objects and leaks of all owners.

@@ -56,7 +56,7 @@ func TestRenderings(t *testing.T) {
 	if err := r.WriteHTML(&page, ""); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"missing   vlan a11-12-network/100", `name: "old" -> "tenant-<b>"`, "neutron:b22: UNREACHABLE"} {
+	for _, want := range []string{"missing   vlan a11-12-network/100", `name: "old" -> "tenant-<b>"`, "neutron:b22: NOT CHECKED: neutron: connection refused"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
 		}
@@ -67,6 +67,9 @@ func TestRenderings(t *testing.T) {
 	}
 	if strings.Contains(page.String(), "<b>") || !strings.Contains(page.String(), "tenant-&lt;b&gt;") {
 		t.Errorf("HTML report does not escape object names")
+	}
+	if !strings.Contains(page.String(), "4 objects drift, 0 leaks") || strings.Contains(page.String(), "1 objects") {
+		t.Errorf("HTML report counts read badly:\n%s", page.String())
 	}
 	if strings.Contains(page.String(), "<script") {
 		t.Errorf("HTML report must work without JavaScript")

@@ -7,6 +7,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/ipsync/ipsync/internal/plural"
 )
 
 // WriteJSON writes the report as indented JSON.
@@ -21,16 +23,16 @@ func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Drift against %s at %s\n", r.Target, r.GeneratedAt.Format("2006-01-02 15:04:05 MST"))
 	for _, o := range r.Owners {
-		fmt.Fprintf(&b, "\n%s: ", o.Owner)
+		fmt.Fprintf(&b, "\n%s: ", o.Name())
 		switch {
 		case o.Error != "":
-			fmt.Fprintf(&b, "UNREACHABLE: %s\n", o.Error)
+			fmt.Fprintf(&b, "NOT CHECKED: %s\n", o.Error)
 			continue
 		case len(o.Items) == 0 && len(o.Leaks) == 0:
 			b.WriteString("in agreement\n")
 			continue
 		}
-		fmt.Fprintf(&b, "%d objects drift, %d leaks\n", len(o.Items), len(o.Leaks))
+		fmt.Fprintf(&b, "%s drift, %s\n", plural.Of(len(o.Items), "object"), plural.Of(len(o.Leaks), "leak"))
 		for _, it := range o.Items {
 			fmt.Fprintf(&b, "  %-9s %s %s", it.Drift, it.Kind, it.Key)
 			if it.Reason != "" {
@@ -55,9 +57,11 @@ func (r *Report) WriteText(w io.Writer) error {
 var reportHTML string
 
 // WriteHTML writes a self-contained page: inline CSS, no scripts, readable
-// in any browser and as a saved file.
+// in any browser and as a saved file. Its Content-Security-Policy forbids
+// scripts and every fetch, so a browser shows it only as it works without
+// JavaScript and without the network.
 func (r *Report) WriteHTML(w io.Writer, extra template.HTML) error {
-	t, err := template.New("report").Parse(reportHTML)
+	t, err := template.New("report").Funcs(template.FuncMap{"plural": plural.Of}).Parse(reportHTML)
 	if err != nil {
 		return fmt.Errorf("parse report template: %w", err)
 	}

@@ -255,6 +255,7 @@ func (a *applier) succeeded(ep endpoint, method string, items []item) {
 			continue
 		}
 		a.res.count(it.ch.Key.Kind, it.ch.Action, 1)
+		a.c.progress.Add("write "+string(it.ch.Key.Kind), 1)
 		if k := it.ch.Key.Kind; slices.Contains([]resource.Kind{resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN}, k) {
 			if it.ch.Action == plan.Delete {
 				a.c.forget(it.ch.Key)

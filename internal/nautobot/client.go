@@ -49,6 +49,22 @@ func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h
 // WithClock sets the clock retries wait on.
 func WithClock(clk Clock) Option { return func(c *Client) { c.clock = clk } }
 
+// Progress learns how far long reads and writes have got, for a display:
+// a list of more than one page announces its total, and each page and
+// each object written is added ("read nautobot vlans", "write vlan").
+type Progress interface {
+	Expect(label string, total int)
+	Add(label string, n int)
+}
+
+type noProgress struct{}
+
+func (noProgress) Expect(string, int) {}
+func (noProgress) Add(string, int)    {}
+
+// WithProgress reports the progress of reads and writes to p.
+func WithProgress(p Progress) Option { return func(c *Client) { c.progress = p } }
+
 // Client talks to one Nautobot. It is safe for concurrent use.
 type Client struct {
 	cfg    Config
@@ -61,6 +77,8 @@ type Client struct {
 	// connMu serializes connecting; server is set once connected.
 	connMu sync.Mutex
 	server *server
+
+	progress Progress
 
 	mu    sync.Mutex
 	known knownIDs // ids learnt by List and Apply, for writing references
@@ -84,7 +102,7 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{cfg: cfg, base: base, clock: realClock{}, log: logger.With("component", "nautobot", "host", base.Host),
+	c := &Client{cfg: cfg, base: base, clock: realClock{}, log: logger.With("component", "nautobot", "host", base.Host), progress: noProgress{},
 		jitter: rand.Float64, known: knownIDs{own: map[resource.Key]string{}}}
 	for _, o := range opts {
 		o(c)

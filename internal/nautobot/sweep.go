@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // page is one answer of a list endpoint.
@@ -62,10 +63,16 @@ func sweep[T any, PT interface {
 		if count < 0 {
 			count = p.Count
 			out = make([]T, 0, count)
+			if count > len(p.Results) {
+				c.progress.Expect(readLabel(path), count)
+			}
 		} else if p.Count != count {
 			return nil, fmt.Errorf("list %s: count changed from %d to %d during the read; objects were written meanwhile, read again", path, count, p.Count)
 		}
 		out = append(out, p.Results...)
+		if count > len(p.Results) || offset > 0 {
+			c.progress.Add(readLabel(path), len(p.Results))
+		}
 		if p.Next == nil || *p.Next == "" || len(p.Results) == 0 {
 			break
 		}
@@ -114,6 +121,12 @@ func repeated[T any, PT interface {
 		seen[id] = true
 	}
 	return ""
+}
+
+// readLabel names a list for progress: "read nautobot vlans".
+func readLabel(path string) string {
+	p := strings.Trim(path, "/")
+	return "read nautobot " + p[strings.LastIndexByte(p, '/')+1:]
 }
 
 // byIDs fetches the objects with the given ids, in chunks that keep URLs

@@ -3,6 +3,7 @@ package nautobot
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -106,6 +108,9 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 			return nil, ctx.Err()
 		case err != nil:
 			maybeSent = maybeSent || sent
+			if why := permanent(err); why != "" {
+				return nil, fmt.Errorf("%s %s: %w (not retried: %s)", r.method, r.path, err, why)
+			}
 		case resp.status == http.StatusTooManyRequests:
 			wait = c.retryAfter(resp.header.Get("Retry-After"))
 			err = &APIError{r.method, r.path, resp.status, snippet(resp.body)}
@@ -126,11 +131,31 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 		if wait == 0 {
 			wait = c.backoff(attempt)
 		}
-		c.log.Debug("retrying", "method", r.method, "path", r.path, "attempt", attempt+1, "wait", wait, "error", err)
+		// Said at warn: a run that waits on retries must not look hung.
+		c.log.Warn("nautobot request failed; retrying", "method", r.method, "path", r.path,
+			"attempt", attempt+1, "attempts", c.cfg.MaxRetries+1, "wait", wait, "err", err)
 		if err := c.clock.Sleep(ctx, wait); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// permanent says why retrying err cannot help, or "" when it may: nothing
+// listens at the address, the name does not resolve, the certificate is not
+// trusted. A server that restarts refuses for a moment too, but the agent
+// retries whole syncs, and a person at the CLI wants the answer now.
+func permanent(err error) string {
+	var dns *net.DNSError
+	var cert *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return "the host name does not resolve"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing listens at that address; is nautobot.url right and Nautobot up?"
+	case errors.As(err, &cert):
+		return "the server's certificate is not trusted"
+	}
+	return ""
 }
 
 // once sends one attempt, pinned to API version api unless it is empty.

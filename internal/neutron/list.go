@@ -30,7 +30,9 @@ type record interface{ recordID() string }
 // records it already has.
 //
 // It sets limit, sort and marker in query.
-func listAll[W record](ctx context.Context, c *gophercloud.ServiceClient, collection string, query url.Values, pageSize int) ([]W, error) {
+//
+// onPage, when not nil, learns how many records each page added.
+func listAll[W record](ctx context.Context, c *gophercloud.ServiceClient, collection string, query url.Values, pageSize int, onPage func(n int)) ([]W, error) {
 	q := query
 	q.Set("limit", strconv.Itoa(pageSize))
 	q.Set("sort_key", "id")
@@ -74,10 +76,14 @@ func listAll[W record](ctx context.Context, c *gophercloud.ServiceClient, collec
 			continue
 		}
 		back = 0
+		before := len(all)
 		for _, it := range items {
 			if len(all) == 0 || it.recordID() > all[len(all)-1].recordID() {
 				all = append(all, it)
 			}
+		}
+		if onPage != nil {
+			onPage(len(all) - before)
 		}
 		if !more || len(items) == 0 {
 			return all, nil

@@ -72,7 +72,7 @@ func NewRangeWriter(r *Reader, cfg RangeConfig, logger *slog.Logger) *RangeWrite
 // owner their tags name, id and revision_number as version. Default ranges
 // (Neutron's ML2 config, read-only through the API) are left out.
 func (w *RangeWriter) List(ctx context.Context) ([]resource.Object, error) {
-	ws, err := listAll[wireRange](ctx, w.client, rangesPath, url.Values{"fields": rangeFields}, DefaultPageSize)
+	ws, err := listAll[wireRange](ctx, w.client, rangesPath, url.Values{"fields": rangeFields}, DefaultPageSize, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -16,16 +16,33 @@ import (
 
 // Reader reads one Neutron. It is safe for concurrent use.
 type Reader struct {
-	client *gophercloud.ServiceClient
-	cfg    Config
-	logger *slog.Logger
-	reqs   *counter
+	client   *gophercloud.ServiceClient
+	cfg      Config
+	logger   *slog.Logger
+	reqs     *counter
+	progress Progress
 }
+
+// Progress learns how many records each collection's read has got so far
+// ("read neutron ports"), for a display; Neutron gives no totals.
+type Progress interface {
+	Add(label string, n int)
+}
+
+type noProgress struct{}
+
+func (noProgress) Add(string, int) {}
+
+// ReaderOption changes how NewReader builds a Reader.
+type ReaderOption func(*Reader)
+
+// WithProgress reports the progress of reads to p.
+func WithProgress(p Progress) ReaderOption { return func(r *Reader) { r.progress = p } }
 
 // NewReader connects to the Neutron cfg describes. With keystone it logs in
 // now, so bad credentials show at start, not at the first read. A nil
 // logger discards.
-func NewReader(ctx context.Context, cfg Config, logger *slog.Logger) (*Reader, error) {
+func NewReader(ctx context.Context, cfg Config, logger *slog.Logger, opts ...ReaderOption) (*Reader, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -38,7 +55,11 @@ func NewReader(ctx context.Context, cfg Config, logger *slog.Logger) (*Reader, e
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{client: client, cfg: cfg, logger: logger.With("component", "neutron", "endpoint", client.Endpoint), reqs: reqs}, nil
+	r := &Reader{client: client, cfg: cfg, logger: logger.With("component", "neutron", "endpoint", client.Endpoint), reqs: reqs, progress: noProgress{}}
+	for _, o := range opts {
+		o(r)
+	}
+	return r, nil
 }
 
 // Requests is how many HTTP requests the reader has made so far.
@@ -199,7 +220,8 @@ func list[W record, T any](ctx context.Context, r *Reader, collection string, fi
 	if len(fields) > 0 {
 		q["fields"] = fields
 	}
-	ws, err := listAll[W](ctx, r.client, collection, q, r.cfg.PageSize)
+	label := "read neutron " + collection
+	ws, err := listAll[W](ctx, r.client, collection, q, r.cfg.PageSize, func(n int) { r.progress.Add(label, n) })
 	if err != nil {
 		return nil, err
 	}

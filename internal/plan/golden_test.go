@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/resource"
@@ -27,7 +28,9 @@ func goldenPlan() *Plan {
 	current := objs(was, gone, loose, taken)
 	pol := DefaultPolicy(me)
 	pol.Adopt = true
-	return Make(desired, current, pol)
+	p := Make(desired, current, pol)
+	p.Leaks = []Leak{{Kind: "segment", Key: "tenant-x vlan:a11-12-network:170", Message: "VLAN segment with no ports (a leaked tenant network?)"}}
+	return p
 }
 
 func TestGolden(t *testing.T) {
@@ -91,6 +94,9 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 	if len(got.Summary.Rows()) != len(p.Summary.Rows()) {
 		t.Errorf("summary rows = %v, want %v", got.Summary.Rows(), p.Summary.Rows())
+	}
+	if !slices.Equal(got.Leaks, p.Leaks) || !slices.Equal(got.Refusals, p.Refusals) {
+		t.Errorf("leaks %v, refusals %v after round trip; want %v, %v", got.Leaks, got.Refusals, p.Leaks, p.Refusals)
 	}
 }
 

@@ -23,6 +23,7 @@ type Saved struct {
 	Owned    int           `json:"owned"`
 	Summary  []SummaryRow  `json:"summary"`
 	Refusals []string      `json:"refusals,omitempty"`
+	Leaks    []Leak        `json:"leaks"`
 	Changes  []savedChange `json:"changes"`
 }
 
@@ -63,7 +64,10 @@ func (s Summary) Rows() []SummaryRow {
 // WriteJSON writes p as a versioned, indented JSON document.
 func (p *Plan) WriteJSON(w io.Writer, target string) error {
 	s := Saved{FormatVersion: FormatVersion, Target: target, Policy: p.Policy, Owned: p.Owned,
-		Summary: p.Summary.Rows(), Refusals: p.Refusals, Changes: make([]savedChange, 0, len(p.Changes))}
+		Summary: p.Summary.Rows(), Refusals: p.Refusals, Leaks: p.Leaks, Changes: make([]savedChange, 0, len(p.Changes))}
+	if s.Leaks == nil {
+		s.Leaks = []Leak{}
+	}
 	for _, c := range p.Changes {
 		sc := savedChange{Action: c.Action.String(), Kind: c.Key.Kind, Key: c.Key.Name, Fields: c.Fields, Reason: c.Reason}
 		if sc.Fields == nil {
@@ -98,7 +102,7 @@ func ReadJSON(r io.Reader) (*Plan, string, error) {
 	if s.FormatVersion != FormatVersion {
 		return nil, "", fmt.Errorf("plan has format_version %d, this ipsync reads %d: make the plan again with this version", s.FormatVersion, FormatVersion)
 	}
-	p := &Plan{Policy: s.Policy, Owned: s.Owned, Refusals: s.Refusals, Summary: Summary{}}
+	p := &Plan{Policy: s.Policy, Owned: s.Owned, Refusals: s.Refusals, Leaks: s.Leaks, Summary: Summary{}}
 	for _, row := range s.Summary {
 		for a, n := range map[Action]int{Create: row.Create, Update: row.Update, Adopt: row.Adopt, Delete: row.Delete,
 			Conflict: row.Conflict, Noop: row.Noop, Skip: row.Skip} {

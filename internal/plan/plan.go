@@ -7,10 +7,12 @@ import (
 	"cmp"
 	"fmt"
 	"hash/maphash"
+	"net/netip"
 	"runtime"
 	"slices"
 	"sync"
 
+	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -27,11 +29,23 @@ type Plan struct {
 	Owned int
 	// Refusals are reasons the plan must not be applied as it is.
 	Refusals []string
+	// Leaks are what the owner's source holds that nothing accounts for
+	// (a VLAN segment without ports, a segment range no spec declares).
+	// The planner does not make them; the caller hands them on, so that
+	// whoever reads the plan, or applies it later, sees them.
+	Leaks []Leak
 
 	noops [kindCount]int // counted apart from Summary: most objects are noops
 }
 
 const kindCount = 7 // len(resource.Kinds())
+
+// Leak is something a source holds that nothing accounts for.
+type Leak struct {
+	Kind    string `json:"kind"`
+	Key     string `json:"key"`
+	Message string `json:"message"`
+}
 
 func (p *Plan) foldNoops() {
 	for r, n := range p.noops {
@@ -97,10 +111,33 @@ func Make(desired, current []resource.Object, policy Policy) *Plan {
 		p.add(c)
 	}
 	if n := p.Summary.Total(Conflict); n > 0 {
-		p.Refusals = append(p.Refusals, fmt.Sprintf("%d conflict(s): objects that %s does not own match desired ones; resolve them (or adopt unmarked ones with --adopt) first", n, policy.Owner))
+		p.Refusals = append(p.Refusals, conflictRefusal(p.Changes, n, policy))
 	}
 	slices.SortStableFunc(p.Changes, compareChanges)
 	return p
+}
+
+// conflictRefusal explains n conflicts. It suggests --adopt only when
+// adopting would resolve some: for unmarked objects, when the run does not
+// adopt already and its mode lets it.
+func conflictRefusal(changes []Change, n int, policy Policy) string {
+	unmarked := 0
+	for _, c := range changes {
+		if c.Action == Conflict && c.Current != nil && c.Current.Meta().Owner == "" {
+			unmarked++
+		}
+	}
+	msg := fmt.Sprintf("%s: objects that %s does not own match desired ones", plural.Of(n, "conflict"), policy.Owner)
+	switch {
+	case unmarked > 0 && policy.Mode == ModeCreateOnly:
+		return msg + "; create-only never adopts: resolve them by hand, or adopt them in another mode"
+	case unmarked > 0 && !policy.Adopt:
+		if unmarked == n {
+			return msg + "; they carry no ipsync marker: rerun with --adopt to take them over, or remove them"
+		}
+		return fmt.Sprintf("%s; %d carry no ipsync marker (--adopt takes those over), the others belong to another owner: resolve those by hand", msg, unmarked)
+	}
+	return msg + "; they belong to another owner: change that owner's data or this one's, never both"
 }
 
 // shardCount uses both cores only where it pays for starting goroutines.
@@ -224,6 +261,9 @@ func (p *Plan) compare(d, c resource.Object) {
 	case owner == "" && p.Policy.Adopt && p.Policy.Mode != ModeCreateOnly:
 		p.add(Change{Action: Adopt, Key: k, Desired: d, Current: c, Fields: d.Diff(c),
 			Reason: "exists without an ipsync marker; adopted by " + string(p.Policy.Owner)})
+	case owner == "" && p.Policy.Mode == ModeCreateOnly:
+		p.add(Change{Action: Conflict, Key: k, Desired: d, Current: c, Fields: d.Diff(c),
+			Reason: "exists without an ipsync marker; create-only does not adopt"})
 	case owner == "":
 		p.add(Change{Action: Conflict, Key: k, Desired: d, Current: c, Fields: d.Diff(c),
 			Reason: "exists without an ipsync marker; rerun with --adopt to take it over"})
@@ -271,30 +311,56 @@ func compareChanges(a, b Change) int {
 	if c := cmp.Compare(ra, rb); c != 0 {
 		return c
 	}
-	if c := comparePrefixes(a, b); c != 0 {
-		if a.Action == Delete {
-			return -c
-		}
+	if c := compareObjects(object(a), object(b), a.Action == Delete); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.Key.Name, b.Key.Name)
 }
 
-// comparePrefixes puts wider prefixes first, so a container exists before
-// the networks inside it and is deleted after them.
-func comparePrefixes(a, b Change) int {
-	pa, okA := object(a).(*resource.Prefix)
-	pb, okB := object(b).(*resource.Prefix)
-	if !okA || !okB {
-		return 0
+// compareObjects orders two objects of one kind as people read them:
+// addresses and numbers by value (10.70.1.46 before 10.70.1.168, VLAN 99
+// before 100), and prefixes so that a container is created before the
+// prefixes inside it and deleted after them.
+func compareObjects(a, b resource.Object, deleting bool) int {
+	switch x := a.(type) {
+	case *resource.Prefix:
+		y, ok := b.(*resource.Prefix)
+		if !ok {
+			return 0
+		}
+		if c := cmp.Compare(x.Namespace, y.Namespace); c != 0 {
+			return c
+		}
+		if deleting {
+			// By last address, then narrowest first: what a prefix holds
+			// ends at or before its own end.
+			return cmp.Or(lastAddr(x.Prefix).Compare(lastAddr(y.Prefix)), cmp.Compare(y.Prefix.Bits(), x.Prefix.Bits()))
+		}
+		return cmp.Or(x.Prefix.Addr().Compare(y.Prefix.Addr()), cmp.Compare(x.Prefix.Bits(), y.Prefix.Bits()))
+	case *resource.IPAddress:
+		if y, ok := b.(*resource.IPAddress); ok {
+			return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), x.Address.Addr().Compare(y.Address.Addr()))
+		}
+	case *resource.VLAN:
+		if y, ok := b.(*resource.VLAN); ok {
+			return cmp.Or(cmp.Compare(x.Group, y.Group), cmp.Compare(x.VID, y.VID))
+		}
+	case *resource.ASN:
+		if y, ok := b.(*resource.ASN); ok {
+			return cmp.Compare(x.ASN, y.ASN)
+		}
 	}
-	if c := cmp.Compare(pa.Namespace, pb.Namespace); c != 0 {
-		return c
+	return 0
+}
+
+// lastAddr is the highest address of p.
+func lastAddr(p netip.Prefix) netip.Addr {
+	a := p.Masked().Addr().AsSlice()
+	for i := p.Bits(); i < len(a)*8; i++ {
+		a[i/8] |= 1 << (7 - i%8)
 	}
-	if c := cmp.Compare(pa.Prefix.Bits(), pb.Prefix.Bits()); c != 0 {
-		return c
-	}
-	return pa.Prefix.Addr().Compare(pb.Prefix.Addr())
+	last, _ := netip.AddrFromSlice(a)
+	return last
 }
 
 func object(c Change) resource.Object {

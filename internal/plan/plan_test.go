@@ -3,6 +3,7 @@ package plan
 import (
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/resource"
@@ -266,5 +267,67 @@ func TestMakeSharded(t *testing.T) {
 	again := Make(desired, current, DefaultPolicy(me))
 	if !slices.Equal(actions(p), actions(again)) {
 		t.Errorf("two plans of the same input differ in order")
+	}
+}
+
+// TestConflictRefusal: the refusal suggests --adopt only when adopting
+// would resolve a conflict.
+func TestConflictRefusal(t *testing.T) {
+	unmarked, foreign := vlan("", "g", 100, "a"), vlan(other, "g", 101, "b")
+	tests := []struct {
+		name      string
+		current   []resource.Object
+		policy    func(*Policy)
+		wantAdopt bool
+		want      string
+	}{
+		{"unmarked", objs(unmarked), func(*Policy) {}, true, "1 conflict: "},
+		{"another owner's", objs(foreign), func(*Policy) {}, false, "belong to another owner"},
+		{"both", objs(unmarked, foreign), func(*Policy) {}, true, "1 carry no ipsync marker"},
+		{"another owner's, adopting", objs(unmarked, foreign), func(p *Policy) { p.Adopt = true }, false, "1 conflict: "},
+		{"unmarked, create-only adopting", objs(unmarked), func(p *Policy) { p.Adopt, p.Mode = true, ModeCreateOnly }, false, "create-only never adopts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pol := DefaultPolicy(me)
+			tt.policy(&pol)
+			p := Make(objs(vlan(me, "g", 100, "a"), vlan(me, "g", 101, "b")), tt.current, pol)
+			var text string
+			for _, r := range p.Refusals {
+				text += r + "\n"
+			}
+			for _, c := range p.Changes {
+				text += c.Reason + "\n"
+			}
+			if got := strings.Contains(text, "--adopt"); got != tt.wantAdopt || !strings.Contains(text, tt.want) {
+				t.Errorf("refusals and reasons:\n%s\nsuggest --adopt = %v, want %v; want %q in them", text, got, tt.wantAdopt, tt.want)
+			}
+		})
+	}
+}
+
+// TestChangesSortNumerically: addresses, prefixes, VIDs and ASNs are listed
+// by value, and prefixes nest: containers created first, deleted last.
+func TestChangesSortNumerically(t *testing.T) {
+	desired := objs(
+		ip(me, "10.70.1.168/24"), ip(me, "10.70.1.46/24"), ip(me, "10.70.1.5/24"),
+		prefix(me, "10.70.1.128/25"), prefix(me, "10.70.0.0/16"), prefix(me, "10.70.1.0/25"), prefix(me, "9.0.0.0/8"),
+		vlan(me, "g", 1000, "c"), vlan(me, "g", 100, "b"), vlan(me, "g", 99, "a"),
+		&resource.ASN{M: resource.Meta{Owner: me}, ASN: 65100}, &resource.ASN{M: resource.Meta{Owner: me}, ASN: 6500},
+	)
+	current := objs(prefix(me, "172.16.0.0/16"), prefix(me, "172.16.1.0/24"), prefix(me, "172.16.200.0/24"), prefix(me, "172.16.0.0/24"),
+		ip(me, "172.16.1.20/24"), ip(me, "172.16.1.3/24"))
+	pol := DefaultPolicy(me)
+	pol.AllowMassDelete = true
+	want := []string{
+		"create vlan g/99", "create vlan g/100", "create vlan g/1000",
+		"create prefix a11/9.0.0.0/8", "create prefix a11/10.70.0.0/16", "create prefix a11/10.70.1.0/25", "create prefix a11/10.70.1.128/25",
+		"create ip_address a11/10.70.1.5", "create ip_address a11/10.70.1.46", "create ip_address a11/10.70.1.168",
+		"create asn 6500", "create asn 65100",
+		"delete ip_address a11/172.16.1.3", "delete ip_address a11/172.16.1.20",
+		"delete prefix a11/172.16.0.0/24", "delete prefix a11/172.16.1.0/24", "delete prefix a11/172.16.200.0/24", "delete prefix a11/172.16.0.0/16",
+	}
+	if got := actions(Make(desired, current, pol)); !slices.Equal(got, want) {
+		t.Errorf("order:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 
+	"github.com/ipsync/ipsync/internal/plural"
+
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -63,7 +65,7 @@ func (p Policy) massDelete(n, owned int) string {
 	}
 	owned = max(owned, p.OwnedTotal)
 	if p.MaxDeleteCount > 0 && n > p.MaxDeleteCount {
-		return fmt.Sprintf("plan deletes %d objects, more than the limit of %d; rerun with --allow-mass-delete if that is intended", n, p.MaxDeleteCount)
+		return fmt.Sprintf("plan deletes %s, more than the limit of %d; rerun with --allow-mass-delete if that is intended", plural.Of(n, "object"), p.MaxDeleteCount)
 	}
 	if n >= p.MaxDeleteMin && float64(n) > p.MaxDeletePercent/100*float64(owned) {
 		return fmt.Sprintf("plan deletes %d of %d objects owned by %s (more than %g%%); a half-read source must not empty the target, rerun with --allow-mass-delete if that is intended", n, owned, p.Owner, p.MaxDeletePercent)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -42,9 +43,19 @@ type fieldError interface {
 
 // Result is a plan with what it was made from.
 type Result struct {
-	Plan     *plan.Plan
-	Current  []resource.Object
+	Plan    *plan.Plan
+	Current []resource.Object
+	// Problems are the desired objects that would not resolve in the
+	// target. Each is also one of the Plan's Refusals, so that a saved
+	// plan carries them and stays refused.
 	Problems []Problem
+}
+
+func (r *Result) addProblems(ps ...Problem) {
+	r.Problems = append(r.Problems, ps...)
+	for _, p := range ps {
+		r.Plan.Refusals = append(r.Plan.Refusals, p.String())
+	}
 }
 
 // Plan reads the target and plans desired against it. A failed read is an
@@ -78,7 +89,9 @@ func Read(ctx context.Context, t Target) ([]resource.Object, map[resource.Kind]m
 // Build plans desired against a current state already read.
 func Build(desired, current []resource.Object, names map[resource.Kind]map[string]bool, policy plan.Policy) *Result {
 	p := plan.Make(desired, current, policy)
-	return &Result{Plan: p, Current: current, Problems: References(p, desired, current, names)}
+	r := &Result{Plan: p, Current: current}
+	r.addProblems(References(p, desired, current, names)...)
+	return r
 }
 
 // CheckTarget adds a problem for every object the plan writes that t, if it
@@ -105,7 +118,7 @@ func (r *Result) CheckTarget(t Target) {
 			if fe, ok := errors.AsType[fieldError](e); ok {
 				field = fe.Field()
 			}
-			r.Problems = append(r.Problems, Problem{Source: ch.Desired.Meta().Source, Key: ch.Key, Field: field, Message: e.Error()})
+			r.addProblems(Problem{Source: ch.Desired.Meta().Source, Key: ch.Key, Field: field, Message: e.Error()})
 		}
 	}
 }
@@ -114,17 +127,12 @@ func (r *Result) CheckTarget(t Target) {
 var ErrRefused = errors.New("plan refused")
 
 // Preflight checks the whole plan before the first write: no refusals (a
-// conflict, the mass-delete guard) and every reference resolves.
+// conflict, the mass-delete guard, a reference that does not resolve).
 func (r *Result) Preflight() error {
-	var lines []string
-	lines = append(lines, r.Plan.Refusals...)
-	for _, p := range r.Problems {
-		lines = append(lines, p.String())
-	}
-	if len(lines) == 0 {
+	if len(r.Plan.Refusals) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w, nothing was written:\n  %s", ErrRefused, strings.Join(lines, "\n  "))
+	return fmt.Errorf("%w, nothing was written:\n  %s", ErrRefused, strings.Join(r.Plan.Refusals, "\n  "))
 }
 
 // Apply writes the plan's changes after Preflight passed. It returns the
@@ -142,11 +150,8 @@ func (r *Result) Apply(ctx context.Context, t Target) (int, error) {
 	if len(writes) == 0 {
 		return 0, nil
 	}
-	n, err := t.Apply(ctx, writes)
-	if err != nil {
-		return n, fmt.Errorf("apply: %w", err)
-	}
-	return n, nil
+	// Targets name what failed; wrapping again would say "apply: apply:".
+	return t.Apply(ctx, writes)
 }
 
 // Saved re-checks a plan made earlier against the target as it is now. The
@@ -158,8 +163,8 @@ func Saved(ctx context.Context, saved *plan.Plan, t Target) (*Result, error) {
 	}
 	r := &Result{Plan: saved, Current: current}
 	if moved := Stale(saved, current); len(moved) > 0 {
-		r.Plan.Refusals = append(r.Plan.Refusals, fmt.Sprintf("the target changed since the plan was made (%d objects moved); make a new plan:\n    %s",
-			len(moved), strings.Join(moved, "\n    ")))
+		r.Plan.Refusals = append(r.Plan.Refusals, fmt.Sprintf("the target changed since the plan was made (%s moved); make a new plan:\n    %s",
+			plural.Of(len(moved), "object"), strings.Join(moved, "\n    ")))
 	}
 	return r, nil
 }

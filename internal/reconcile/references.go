@@ -46,15 +46,26 @@ func References(p *plan.Plan, desired, current []resource.Object, names map[reso
 	groups := vlanGroups(desired, current, deleted)
 	var out []Problem
 	for _, d := range desired {
+		// The fix depends on where the object comes from: the spec is
+		// edited, Neutron's data is changed in Neutron.
+		fromNeutron := d.Meta().Owner.Source() == resource.SourceNeutron
 		if v, ok := d.(*resource.VLAN); ok {
 			if g, ok := groups[v.Group]; ok && len(g.Range) > 0 && !g.Range.Contains(v.VID) {
-				out = append(out, Problem{d.Meta().Source, d.Key(), "vid", fmt.Sprintf("vid %d is outside range %s of VLAN group %s", v.VID, g.Range, g.Name)})
+				msg := fmt.Sprintf("vid %d is outside range %s of VLAN group %s", v.VID, g.Range, g.Name)
+				if fromNeutron {
+					msg += fmt.Sprintf(": move the segment in %s's Neutron, or widen the group's range where the group is declared (the static spec)", d.Meta().Owner.Name())
+				}
+				out = append(out, Problem{d.Meta().Source, d.Key(), "vid", msg})
 			}
 		}
 		for _, ref := range d.References() {
 			if ref.Kind.Rank() >= 0 {
 				if !have[resource.Key{Kind: ref.Kind, Name: ref.Name}] {
-					out = append(out, Problem{d.Meta().Source, d.Key(), ref.Field, fmt.Sprintf("%s %q does not exist in the spec or the target", ref.Kind, ref.Name)})
+					msg := fmt.Sprintf("%s %q does not exist in the spec or the target", ref.Kind, ref.Name)
+					if fromNeutron {
+						msg = fmt.Sprintf("%s %q does not exist in the target: declare it in the static spec and apply that first", ref.Kind, ref.Name)
+					}
+					out = append(out, Problem{d.Meta().Source, d.Key(), ref.Field, msg})
 				}
 				continue
 			}

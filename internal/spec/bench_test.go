@@ -78,7 +78,7 @@ func BenchmarkLoad100k(b *testing.B) {
 // BenchmarkValidate100k is the cross-object checks alone, which must stay
 // n log n; Load's remaining time is YAML decoding.
 func BenchmarkValidate100k(b *testing.B) {
-	files, err := specFiles([]string{writeBenchSpec(b, 100_000)})
+	files, err := Files([]string{writeBenchSpec(b, 100_000)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -51,15 +51,3 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{{"", "abc", 3}, {"abc", "abc", 0}, {"vxaln", "vxlan", 1}, {"kitten", "sitting", 3}, {"ab", "", 2}}
-	for _, tt := range tests {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}

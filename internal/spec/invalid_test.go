@@ -2,6 +2,7 @@ package spec
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,7 +19,10 @@ func TestInvalidFiles(t *testing.T) {
 		field string
 		want  string // part of the message
 	}{
-		{"invalid-syntax.yaml", 3, "", "mapping values are not allowed"},
+		{"invalid-syntax.yaml", 3, "description", `mapping values are not allowed in this context; a value containing ": " must be quoted`},
+		{"invalid-syntax-unclosed-quote.yaml", 2, "name", "the quoted text that starts here is never closed"},
+		{"invalid-syntax-tab.yaml", 3, "name", "found a tab character"},
+		{"invalid-syntax-unclosed-brace.yaml", 2, "", "the { that opens here is never closed"},
 		{"invalid-root-not-a-mapping.yaml", 1, "", "a spec file is a mapping of kinds"},
 		{"invalid-unknown-kind.yaml", 3, "vlan", `unknown kind "vlan"; did you mean "vlans"?`},
 		{"invalid-not-a-list.yaml", 2, "namespaces", "must be a list of namespace items, got a mapping"},
@@ -98,5 +102,53 @@ func TestInvalidFiles(t *testing.T) {
 	}
 	if len(files) < 15 {
 		t.Errorf("%d invalid-*.yaml files, want at least 15", len(files))
+	}
+}
+
+// TestSyntaxErrorColumns: a syntax error is placed where the fix goes, to
+// the column, not at the start of a line the parser happened to be on.
+func TestSyntaxErrorColumns(t *testing.T) {
+	tests := []struct {
+		file      string
+		line, col int
+	}{
+		{"invalid-syntax.yaml", 3, 26},                // the second ": " in a plain value
+		{"invalid-syntax-unclosed-quote.yaml", 2, 22}, // the opening quote
+		{"invalid-syntax-tab.yaml", 3, 1},             // the tab
+		{"invalid-syntax-unclosed-brace.yaml", 2, 5},  // the opening brace
+	}
+	for _, tt := range tests {
+		path := filepath.Join("testdata", tt.file)
+		_, diags, err := Load([]string{path}, resource.StaticOwner("test"))
+		if err != nil || len(diags) != 1 {
+			t.Fatalf("Load(%s) = %v, %v; want one diagnostic", path, diags, err)
+		}
+		if d := diags[0]; d.Line != tt.line || d.Col != tt.col {
+			t.Errorf("Load(%s) = %s, want it at %d:%d", path, d, tt.line, tt.col)
+		}
+	}
+}
+
+// TestEveryProblemOfAnItem: an item with a wrong field still has its other
+// fields checked, references included, so one run shows every fix.
+func TestEveryProblemOfAnItem(t *testing.T) {
+	path := filepath.Join("testdata", "problems-in-one-item.yaml")
+	_, diags, err := Load([]string{path}, resource.StaticOwner("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		path + `:5:11: vid: must be an integer, got text "abc"`,
+		path + `:5:30: vlan_group: vlan_group "nosuch" is not declared in the spec`,
+		path + `:7:14: prefix: 10.0.0.1/24: host bits set, did you mean 10.0.0.0/24`,
+		path + `:7:38: namespace: namespace "nons" is not declared in the spec`,
+		path + `:7:50: vlan: vlan a11-12-network/7 is not declared in the spec`,
+	}
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.String())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Load(%s) =\n%s\nwant\n%s", path, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

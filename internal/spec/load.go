@@ -18,7 +18,7 @@ import (
 // When diags is not empty the objects are incomplete and must not be
 // written anywhere. err is for paths that cannot be read.
 func Load(paths []string, owner resource.Owner) (objs []resource.Object, diags Diagnostics, err error) {
-	files, err := specFiles(paths)
+	files, err := Files(paths)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -33,15 +33,17 @@ func Load(paths []string, owner resource.Owner) (objs []resource.Object, diags D
 	objs = make([]resource.Object, 0, n)
 	fields := make([][]fieldPos, 0, n)
 	var partial []resource.Object
+	var broken []brokenItem
 	complete := true
 	for _, r := range results {
 		objs = append(objs, r.objs...)
 		fields = append(fields, r.fields...)
 		partial = append(partial, r.partial...)
+		broken = append(broken, r.broken...)
 		diags = append(diags, r.diags...)
 		complete = complete && !r.unreadable
 	}
-	diags = append(diags, validate(objs, fields, partial, complete)...)
+	diags = append(diags, validate(objs, fields, partial, complete, broken...)...)
 	return objs, diags.sorted(), nil
 }
 
@@ -77,10 +79,10 @@ func parseFiles(files []string, owner resource.Owner) ([]*parsed, error) {
 	return results, nil
 }
 
-// specFiles expands paths into the files to read, each once. A directory
+// Files expands paths into the files Load reads, each once. A directory
 // that holds no spec file is an error: an empty spec would plan to delete
 // everything the spec owns.
-func specFiles(paths []string) ([]string, error) {
+func Files(paths []string) ([]string, error) {
 	var files []string
 	seen := map[string]bool{}
 	add := func(f string) {

@@ -151,7 +151,7 @@ prefixes:
 	want := []struct {
 		line  int
 		field string
-	}{{4, "colour"}, {5, "vid"}, {6, "name"}, {7, "vlan_group"}, {8, "tags"}, {10, "prefix"}, {11, "type"}}
+	}{{4, "colour"}, {5, "vid"}, {6, "name"}, {7, "vlan_group"}, {8, "tags"}, {10, "prefix"}, {11, "namespace"}, {11, "type"}}
 	if len(diags) != len(want) {
 		t.Fatalf("Load = %d diagnostics, want %d:\n%v", len(diags), len(want), diags)
 	}

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"regexp"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -27,7 +27,11 @@ type parsed struct {
 	// partial are items with problems whose natural key still decoded;
 	// they count as declared for references, and for nothing else.
 	partial []resource.Object
-	diags   Diagnostics
+	// broken are all items with problems, so that the references their
+	// sound fields make are still checked: one wrong field must not hide
+	// another.
+	broken []brokenItem
+	diags  Diagnostics
 	// unreadable: a YAML syntax error hid the rest of the file.
 	unreadable bool
 }
@@ -50,7 +54,7 @@ func parseFile(file string, data []byte, owner resource.Owner, kinds []*schema) 
 			break
 		}
 		if err != nil {
-			p.diags = append(p.diags, syntaxError(file, err))
+			p.diags = append(p.diags, syntaxError(file, data, err))
 			p.unreadable = true
 			break
 		}
@@ -59,19 +63,78 @@ func parseFile(file string, data []byte, owner resource.Owner, kinds []*schema) 
 	return &p.parsed
 }
 
-// syntaxError turns the parser's "yaml: line N: problem" into a diagnostic
-// at that line; the parser gives no column.
-func syntaxError(file string, err error) Diagnostic {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 1
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if n, tail, ok := strings.Cut(rest, ": "); ok {
-			if l, err := strconv.Atoi(n); err == nil {
-				line, msg = l, tail
-			}
+// syntaxError locates a YAML syntax error where the fix goes. The parser
+// notices some errors late: an unclosed quote or flow collection only at the
+// end of the file or of the next line; those are reported where the quote
+// or bracket opens. The field is the key written on that line, if any.
+func syntaxError(file string, data []byte, err error) Diagnostic {
+	le, ok := errors.AsType[*yaml.LoadError](err)
+	if !ok {
+		return Diagnostic{File: file, Line: 1, Col: 1, Message: "YAML syntax error: " + err.Error()}
+	}
+	at, msg := le.Mark, le.Message
+	if strings.Contains(msg, "mapping values are not allowed") {
+		msg += `; a value containing ": " must be quoted`
+	}
+	if le.ContextMsg != "" && le.ContextMark.Line > 0 {
+		var opened string
+		switch {
+		case strings.Contains(le.ContextMsg, "quoted scalar"):
+			opened = "the quoted text that starts here"
+		case strings.Contains(le.ContextMsg, "flow mapping"):
+			opened = "the { that opens here"
+		case strings.Contains(le.ContextMsg, "flow sequence"):
+			opened = "the [ that opens here"
+		}
+		switch {
+		case opened != "":
+			msg = fmt.Sprintf("%s is never closed (%s at line %d)", opened, msg, le.Mark.Line)
+			at = le.ContextMark
+		default:
+			msg = fmt.Sprintf("%s (%s that starts at line %d)", msg, le.ContextMsg, le.ContextMark.Line)
 		}
 	}
-	return Diagnostic{File: file, Line: line, Col: 1, Message: "YAML syntax error: " + msg}
+	line, col := max(at.Line, 1), max(at.Column, 1)
+	return Diagnostic{File: file, Line: line, Col: col, Field: keyAt(data, line, col), Message: "YAML syntax error: " + msg}
+}
+
+// keyAt is the mapping key written on line (1-based) before col, or after
+// it when none is before; "" at a bracket, which opens no one field.
+func keyAt(data []byte, line, col int) string {
+	lines := bytes.Split(data, []byte("\n"))
+	if line > len(lines) {
+		return ""
+	}
+	text := string(lines[line-1])
+	keys := keyPattern.FindAllStringSubmatchIndex(text, -1)
+	before := ""
+	for _, k := range keys {
+		if k[2] < col-1 {
+			before = text[k[2]:k[3]]
+		}
+	}
+	switch {
+	case before != "":
+		return before
+	case col-1 < len(text) && strings.ContainsRune("{[", rune(text[col-1])):
+		return ""
+	case len(keys) > 0:
+		return text[keys[0][2]:keys[0][3]]
+	}
+	return ""
+}
+
+// keyPattern finds "key:" in a line of YAML: a plain name followed by a
+// colon and a space or the end of the line, where a key may start (the
+// indent, after "- ", "{" or ","), not in the middle of a value.
+var keyPattern = regexp.MustCompile(`(?:^\s*(?:-\s+)*|[{,]\s*)([A-Za-z_][A-Za-z0-9_-]*)\s*:(?:\s|$)`)
+
+// brokenItem is an item with problems: what decoded of it, where its
+// fields are, and which of them were reported.
+type brokenItem struct {
+	obj      resource.Object
+	fields   []fieldPos
+	reported []string
 }
 
 type fileParser struct {
@@ -161,9 +224,17 @@ func (p *fileParser) item(s *schema, n *yaml.Node) {
 	case !r.failed:
 		p.objs = append(p.objs, o)
 		p.fields = append(p.fields, p.positions(r))
+		return
 	case !r.keyFailed:
 		p.partial = append(p.partial, o)
 	}
+	b := brokenItem{obj: o, fields: r.positions(nil)}
+	for i, f := range s.fields {
+		if r.bad&(1<<i) != 0 {
+			b.reported = append(b.reported, f.name)
+		}
+	}
+	p.broken = append(p.broken, b)
 }
 
 func (p *fileParser) positions(r *record) []fieldPos {

@@ -23,7 +23,10 @@ func Validate(objs []resource.Object) Diagnostics {
 // declared. complete is false when some file could not be read to its
 // end: what it declares is unknown, so unresolved references are not
 // reported, as they may be declared there.
-func validate(objs []resource.Object, fields [][]fieldPos, partial []resource.Object, complete bool) Diagnostics {
+//
+// broken are items with problems already reported; their sound fields'
+// references are checked too.
+func validate(objs []resource.Object, fields [][]fieldPos, partial []resource.Object, complete bool, broken ...brokenItem) Diagnostics {
 	c := &checker{objs: objs, fields: fields, complete: complete,
 		namespaces: map[string]bool{DefaultNamespace: true},
 		groups:     map[string]*resource.VLANGroup{},
@@ -33,6 +36,7 @@ func validate(objs []resource.Object, fields [][]fieldPos, partial []resource.Ob
 	c.checkVLANs()
 	c.checkAddressSpace()
 	c.checkSegmentRanges()
+	c.checkBroken(broken)
 	return c.diags.sorted()
 }
 
@@ -165,4 +169,49 @@ func (c *checker) at(i int, field string) resource.Source {
 		}
 	}
 	return src
+}
+
+// checkBroken reports the references of broken items that do not resolve,
+// in fields that were read without a problem. Only references: everything
+// else about an item depends on the fields that are wrong.
+func (c *checker) checkBroken(items []brokenItem) {
+	if !c.complete {
+		return
+	}
+	for _, b := range items {
+		sound := func(field string) bool {
+			if slices.Contains(b.reported, field) {
+				return false
+			}
+			return slices.ContainsFunc(b.fields, func(f fieldPos) bool { return f.name == field })
+		}
+		at := func(field string) resource.Source {
+			src := b.obj.Meta().Source
+			for _, f := range b.fields {
+				if f.name == field {
+					return resource.Source{File: src.File, Line: int(f.line), Col: int(f.col)}
+				}
+			}
+			return src
+		}
+		report := func(field, msg string) { c.diags = append(c.diags, diagAt(at(field), field, msg)) }
+		namespace := func(ns string) {
+			if sound("namespace") && !c.namespaces[ns] {
+				report("namespace", fmt.Sprintf("namespace %q is not declared in the spec%s", ns, didYouMean(ns, slices.Sorted(maps.Keys(c.namespaces)))))
+			}
+		}
+		switch o := b.obj.(type) {
+		case *resource.VLAN:
+			if _, ok := c.groups[o.Group]; sound("vlan_group") && !ok {
+				report("vlan_group", fmt.Sprintf("vlan_group %q is not declared in the spec%s", o.Group, didYouMean(o.Group, slices.Sorted(maps.Keys(c.groups)))))
+			}
+		case *resource.Prefix:
+			namespace(o.Namespace)
+			if sound("vlan") && o.VLAN != "" && !c.vlans[o.VLAN] {
+				report("vlan", fmt.Sprintf("vlan %s is not declared in the spec", o.VLAN))
+			}
+		case *resource.IPAddress:
+			namespace(o.Namespace)
+		}
+	}
 }

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCompletion: each shell's completion script comes out, and the
+// completions the scripts ask ipsync for (its hidden __complete command)
+// know ipsync's commands, flags and flag values.
+func TestCompletion(t *testing.T) {
+	for shell, marker := range map[string]string{
+		"bash": "complete -o default -F __start_ipsync ipsync", "zsh": "#compdef ipsync", "fish": "complete -c ipsync",
+		"powershell": "Register-ArgumentCompleter",
+	} {
+		if code, out, errOut := run(t, nil, "completion", shell); code != ExitOK || !strings.Contains(out, marker) {
+			t.Errorf("completion %s = exit %d, lacks %q:\n%s", shell, code, marker, errOut)
+		}
+	}
+	cfg := writeConfig(t, "sites:\n  - {name: a11, neutron: {endpoint: http://a}}\n  - {name: b22, neutron: {endpoint: http://b}}\n")
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"dr"}, []string{"drift"}},
+		{[]string{"plan", "--al"}, []string{"--allow-mass-delete"}},
+		{[]string{"drift", "-o", ""}, []string{"text", "json", "html"}},
+		{[]string{"plan", "-o", ""}, []string{"text", "json"}},
+		{[]string{"apply", "--target", ""}, []string{"nautobot", "memory", "neutron"}},
+		{[]string{"apply", "--mode", ""}, []string{"sync", "upsert-only", "create-only"}},
+		{[]string{"agent", "--log-level", ""}, []string{"debug", "info", "warn", "error"}},
+		{[]string{"plan", "--config", cfg, "--site", ""}, []string{"a11", "b22"}},
+		{[]string{"drift", "--config", cfg, "--site", ""}, []string{"a11", "b22"}},
+	}
+	for _, tt := range tests {
+		_, out, _ := run(t, nil, append([]string{"__complete"}, tt.args...)...)
+		var got []string
+		for _, line := range strings.Split(out, "\n") {
+			if line != "" && !strings.HasPrefix(line, ":") {
+				got = append(got, strings.SplitN(line, "\t", 2)[0])
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("completing ipsync %s = %v, want %v", strings.Join(tt.args, " "), got, tt.want)
+		}
+	}
+}
