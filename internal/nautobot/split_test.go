@@ -86,7 +86,7 @@ func badUpdateIsolatedByBisection(t *testing.T, srv *nbtest.Server) {
 	if err == nil || len(res.Errors) != 1 {
 		t.Fatalf("Apply: %v, errors %v; want one refused update", err, res.Errors)
 	}
-	if got := res.Errors[0]; got.Key.Name != "g/42" || got.Message != "non_field_errors: The fields vlan_group, name must make a unique set." {
+	if got := res.Errors[0]; got.Key.Name != "g/42" || got.Message != "__all__: VLAN with this Vlan group and Name already exists." {
 		t.Errorf("error = %+v", got)
 	}
 	if got := res.Counts[resource.KindVLAN][plan.Update]; got != 249 {

@@ -128,6 +128,7 @@ func vlanKind() *kindDef {
 			d.str("name", &r.name, true, false)
 			d.str("description", &r.description, false, true)
 			d.ref("vlan_group", ctVLANGroup, &r.group, false, true, "")
+			r.modelUnique = d.partial && !(d.has("vlan_group") && (d.has("vid") || d.has("name")))
 			d.ref("status", ctStatus, &r.status, true, false, ctVLAN)
 			d.ref("role", ctRole, &r.role, false, true, ctVLAN)
 			d.ref("tenant", ctTenant, &r.tenant, false, true, "")
@@ -144,13 +145,22 @@ func vlanKind() *kindDef {
 				return e
 			}
 			// VLANSerializer checks these before the model is cleaned, so
-			// they are reported alone, as non-field errors.
+			// they are reported alone, as non-field errors; a PATCH that
+			// leaves the group out is caught by the model's check instead.
 			if o := s.vlans[vlanKey{group: r.group, vid: r.vid}]; o != nil && o.id != r.id {
-				e.add("non_field_errors", "The fields vlan_group, vid must make a unique set.")
+				if r.modelUnique {
+					e.add("__all__", "VLAN with this Vlan group and ID already exists.")
+				} else {
+					e.add("non_field_errors", "The fields vlan_group, vid must make a unique set.")
+				}
 				return e
 			}
 			if o := s.vlans[vlanKey{group: r.group, name: r.name}]; o != nil && o.id != r.id {
-				e.add("non_field_errors", "The fields vlan_group, name must make a unique set.")
+				if r.modelUnique {
+					e.add("__all__", "VLAN with this Vlan group and Name already exists.")
+				} else {
+					e.add("non_field_errors", "The fields vlan_group, name must make a unique set.")
+				}
 				return e
 			}
 			g := s.get(ctVLANGroup, r.group)

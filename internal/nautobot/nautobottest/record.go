@@ -23,6 +23,9 @@ type record struct {
 	dnsName     string
 	vrange      string // VLAN group range, normalized
 	rangeSent   string // the range as the last write sent it, which its answer echoes
+	// modelUnique: a partial update without every field of a unique set,
+	// which DRF's validator then skips, so the model's check reports a clash.
+	modelUnique bool
 	vid         int
 	asn         int64
 	weight      int
