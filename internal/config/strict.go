@@ -8,6 +8,8 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/ipsync/ipsync/internal/yamlnode"
+
 	"github.com/ipsync/ipsync/internal/didyoumean"
 )
 
@@ -58,7 +60,7 @@ func (c *checker) check(n *yaml.Node, t reflect.Type, path string) {
 	switch {
 	case t == durationType:
 		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
-			c.report(n, path, "must be a duration like 30s, 10m or 1h, got "+describe(n))
+			c.report(n, path, "must be a duration like 30s, 10m or 1h, got "+yamlnode.Describe(n))
 		} else if _, err := time.ParseDuration(n.Value); err != nil {
 			c.report(n, path, fmt.Sprintf("%q is not a duration: write it like 30s, 10m or 1h", n.Value))
 		}
@@ -66,7 +68,7 @@ func (c *checker) check(n *yaml.Node, t reflect.Type, path string) {
 		c.mapping(n, t, path)
 	case t.Kind() == reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			c.report(n, path, "must be a list, got "+describe(n))
+			c.report(n, path, "must be a list, got "+yamlnode.Describe(n))
 			return
 		}
 		for i, item := range n.Content {
@@ -74,7 +76,7 @@ func (c *checker) check(n *yaml.Node, t reflect.Type, path string) {
 		}
 	case t.Kind() == reflect.Map:
 		if n.Kind != yaml.MappingNode {
-			c.report(n, path, "must be a mapping, got "+describe(n))
+			c.report(n, path, "must be a mapping, got "+yamlnode.Describe(n))
 			return
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -83,28 +85,28 @@ func (c *checker) check(n *yaml.Node, t reflect.Type, path string) {
 	case t.Kind() == reflect.String:
 		switch {
 		case n.Kind != yaml.ScalarNode:
-			c.report(n, path, "must be text, got "+describe(n))
+			c.report(n, path, "must be text, got "+yamlnode.Describe(n))
 		case n.ShortTag() == "!!bool":
 			c.report(n, path, fmt.Sprintf("must be text, got boolean %s; quote it if you mean the word", n.Value))
 		}
 	case t.Kind() == reflect.Bool:
 		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
-			c.report(n, path, "must be true or false, got "+describe(n))
+			c.report(n, path, "must be true or false, got "+yamlnode.Describe(n))
 		}
 	case t.Kind() == reflect.Int:
 		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-			c.report(n, path, "must be a whole number, got "+describe(n))
+			c.report(n, path, "must be a whole number, got "+yamlnode.Describe(n))
 		}
 	case t.Kind() == reflect.Float64:
 		if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
-			c.report(n, path, "must be a number, got "+describe(n))
+			c.report(n, path, "must be a number, got "+yamlnode.Describe(n))
 		}
 	}
 }
 
 func (c *checker) mapping(n *yaml.Node, t reflect.Type, path string) {
 	if n.Kind != yaml.MappingNode {
-		c.report(n, path, "must be a mapping of fields, got "+describe(n))
+		c.report(n, path, "must be a mapping of fields, got "+yamlnode.Describe(n))
 		return
 	}
 	fields := map[string]reflect.Type{}
@@ -142,24 +144,4 @@ func (c *checker) mapping(n *yaml.Node, t reflect.Type, path string) {
 			c.check(n.Content[i+1], ft, p)
 		}
 	}
-}
-
-// describe names a node's type for "got ..." messages.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!str":
-			return fmt.Sprintf("text %q", n.Value)
-		case "!!int", "!!float":
-			return "number " + n.Value
-		case "!!bool":
-			return "boolean " + n.Value
-		}
-	}
-	return fmt.Sprintf("%q", n.Value)
 }

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/yamlnode"
 )
 
 // fieldPos is where one field's value is written.
@@ -183,7 +184,7 @@ func (p *fileParser) document(doc *yaml.Node) {
 	}
 	if root.Kind != yaml.MappingNode {
 		p.diag(root, "", fmt.Sprintf("a spec file is a mapping of kinds (%s) to lists, got %s",
-			strings.Join(p.kindNames(), ", "), describe(root)))
+			strings.Join(p.kindNames(), ", "), yamlnode.Describe(root)))
 		return
 	}
 	seen := map[string]int{}
@@ -205,14 +206,14 @@ func (p *fileParser) document(doc *yaml.Node) {
 				p.item(s, deref(item))
 			}
 		default:
-			p.diag(v, k.Value, fmt.Sprintf("must be a list of %s items, got %s", s.item, describe(v)))
+			p.diag(v, k.Value, fmt.Sprintf("must be a list of %s items, got %s", s.item, yamlnode.Describe(v)))
 		}
 	}
 }
 
 func (p *fileParser) item(s *schema, n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
-		p.diag(n, s.list, fmt.Sprintf("each item must be a mapping of %s fields, got %s", s.item, describe(n)))
+		p.diag(n, s.list, fmt.Sprintf("each item must be a mapping of %s fields, got %s", s.item, yamlnode.Describe(n)))
 		return
 	}
 	r := &p.rec

@@ -9,6 +9,8 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/ipsync/ipsync/internal/yamlnode"
+
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -225,7 +227,7 @@ func (r *record) text(name string, n *yaml.Node) (string, bool) {
 			return "", false
 		}
 	}
-	r.fail(name, r.p.src(n), "must be text, got "+describe(n))
+	r.fail(name, r.p.src(n), "must be text, got "+yamlnode.Describe(n))
 	return "", false
 }
 
@@ -237,7 +239,7 @@ func (r *record) num(name string, lo, hi uint64) uint64 {
 		return 0
 	}
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		msg := "must be an integer, got " + describe(n)
+		msg := "must be an integer, got " + yamlnode.Describe(n)
 		if _, err := parseUint(n.Value); err == nil && n.Kind == yaml.ScalarNode {
 			msg += "; remove the quotes"
 		}
@@ -264,7 +266,7 @@ func (r *record) boolean(name string, def bool) bool {
 		return def
 	}
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
-		r.failField(name, "must be true or false, got "+describe(n))
+		r.failField(name, "must be true or false, got "+yamlnode.Describe(n))
 		return def
 	}
 	return strings.EqualFold(n.Value, "true")
@@ -277,7 +279,7 @@ func (r *record) set(name string) []string {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		r.failField(name, "must be a list of text, got "+describe(n))
+		r.failField(name, "must be a list of text, got "+yamlnode.Describe(n))
 		return nil
 	}
 	out := make([]string, 0, len(n.Content))
@@ -419,26 +421,3 @@ func deref(n *yaml.Node) *yaml.Node {
 }
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
-
-// describe names a node's type for "got ..." messages.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!str":
-			return fmt.Sprintf("text %q", n.Value)
-		case "!!int", "!!float":
-			return "number " + n.Value
-		case "!!bool":
-			return "boolean " + n.Value
-		case "!!null":
-			return "nothing"
-		}
-		return fmt.Sprintf("%s %q", n.ShortTag(), n.Value)
-	}
-	return "an unexpected node"
-}
