@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -176,24 +177,59 @@ func (a *applier) split(ctx context.Context, ep endpoint, method string, pending
 
 // refused isolates the objects of a refused batch.
 func (a *applier) refused(ctx context.Context, ep endpoint, method string, pending []item, body []byte, existed []item) ([]item, error) {
-	if len(pending) == 1 {
+	done := existed
+	list, ok := perItem(body, len(pending))
+	if !ok && len(pending) == 1 {
 		a.fail(pending[0].ch, errorMessage(body))
 		return existed, nil
 	}
-	done := existed
-	if list, ok := perItem(body, len(pending)); ok && method == http.MethodPost {
-		var good []item
+	if ok && method == http.MethodPost {
+		var good, before []item
 		for i, e := range list {
-			if len(e) == 0 {
+			switch {
+			case len(e) == 0:
 				good = append(good, pending[i])
-			} else {
+			case idTaken(e):
+				before = append(before, pending[i])
+			default:
 				a.fail(pending[i].ch, fieldMessages(e))
 			}
+		}
+		if len(before) > 0 {
+			// The ids are ours and new: an earlier attempt whose answer
+			// was lost (a timeout while Nautobot was still writing) has
+			// committed these objects since the retry checked for them.
+			a.c.log.Info("a retried create found objects an earlier attempt wrote", "path", ep.path, "objects", len(before))
+			a.succeeded(ep, method, before)
+			done = append(done, before...)
+		}
+		if len(good) == len(pending) {
+			// Nothing named: the request as a whole was refused.
+			if len(pending) == 1 {
+				a.fail(pending[0].ch, errorMessage(body))
+				return done, nil
+			}
+			return a.split(ctx, ep, method, pending, done)
 		}
 		got, err := a.send(ctx, ep, method, good)
 		return append(done, got...), err
 	}
+	if len(pending) == 1 {
+		a.fail(pending[0].ch, errorMessage(body))
+		return existed, nil
+	}
 	return a.split(ctx, ep, method, pending, done)
+}
+
+// idTaken reports whether a create's errors say its id is taken.
+func idTaken(e map[string]any) bool {
+	msgs, _ := e["id"].([]any)
+	for _, m := range msgs {
+		if s, _ := m.(string); strings.Contains(s, "already exists") {
+			return true
+		}
+	}
+	return false
 }
 
 // existing returns which of the items' ids Nautobot has.
