@@ -198,15 +198,25 @@ func (w *RangeWriter) create(ctx context.Context, c plan.Change) error {
 	_, err = w.client.Post(ctx, w.client.ServiceURL(rangesPath), map[string]any{"network_segment_range": body}, &created,
 		&gophercloud.RequestOpts{OkCodes: []int{http.StatusCreated}})
 	if err != nil {
-		return fmt.Errorf("create segment range: %w", err)
+		if refused(err) {
+			return fmt.Errorf("create segment range: %w", err)
+		}
+		// The answer may have been lost after Neutron created the range
+		// (a cut connection, a cancelled run). Range names are not unique
+		// in Neutron, so a later attempt would not find it by key: it
+		// would stay unmarked and look like someone else's forever.
+		return w.undoLost(ctx, d, err)
 	}
 	id := created.Range.ID
 	_, err = w.client.Put(ctx, w.client.ServiceURL(rangesPath, id, "tags"), map[string]any{"tags": w.markerTags(d.M.Owner)}, nil,
 		&gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}})
 	if err != nil {
-		// An unmarked range would later look like someone else's: undo.
-		if _, derr := w.client.Delete(ctx, w.client.ServiceURL(rangesPath, id), nil); derr != nil {
-			return fmt.Errorf("tag new segment range %s: %w (and deleting it again failed: %v)", id, err, derr)
+		// An unmarked range would later look like someone else's: undo,
+		// even when the run was cancelled in between.
+		uctx, cancel := undoContext(ctx)
+		defer cancel()
+		if _, derr := w.client.Delete(uctx, w.client.ServiceURL(rangesPath, id), nil); derr != nil && !gophercloud.ResponseCodeIs(derr, http.StatusNotFound) {
+			return fmt.Errorf("tag new segment range %s: %w (and deleting it again failed: %v; delete it in Neutron or adopt it)", id, err, derr)
 		}
 		return fmt.Errorf("tag new segment range %s (deleted it again): %w", id, err)
 	}
