@@ -49,32 +49,12 @@ VENV=$CACHE/venv-$VERSION
 MIGRATED=$CACHE/migrated-$VERSION.pgdump
 # The token is in the seeded dump, so it is kept beside it.
 TOKEN=$CACHE/token-$VERSION
-PGDATA=$D/pg
 URL=http://127.0.0.1:$PORT
-PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+LOG_NAME=nautobot-up
+DB_NAME=nautobot
 PACKAGES="postgresql redis-server curl"
-
-log() { printf 'nautobot-up: %s\n' "$*" >&2; }
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-# PostgreSQL refuses to run as root; run it as Debian's postgres user then.
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-T0=$(now_ms)
-PHASE_T=$T0
-phase() { local t; t=$(now_ms); log "$1: $((t - PHASE_T)) ms"; PHASE_T=$t; }
-
-install_packages() {
-  local missing=() p
-  for p in $PACKAGES; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-  done
-  if [ ${#missing[@]} -gt 0 ]; then
-    log "installing ${missing[*]}"
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-  fi
-}
+# shellcheck source=scripts/lib/loopback-db.sh
+. "$(dirname "$0")/lib/loopback-db.sh"
 
 pick_python() {
   if [ -n "${NAUTOBOT_PYTHON:-}" ]; then echo "$NAUTOBOT_PYTHON"; return; fi
@@ -94,41 +74,6 @@ make_venv() {
   "$py" -m venv "$VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check "nautobot==$VERSION" "nautobot-bgp-models==$BGP_VERSION" >"$D/log/pip.log" 2>&1 ||
     { tail -20 "$D/log/pip.log" >&2; return 1; }
-}
-
-pg_running() { [ -f "$PGDATA/postmaster.pid" ] && as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" status >/dev/null 2>&1; }
-
-start_pg() {
-  if [ ! -f "$PGDATA/PG_VERSION" ]; then
-    mkdir -p "$PGDATA"
-    if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$D"; then
-      log "the postgres user cannot enter $D; make it and its parents world-searchable (chmod o+x)"
-      return 1
-    fi
-    chmod 700 "$PGDATA"
-    [ "$(id -u)" = 0 ] && chown postgres: "$PGDATA"
-    # trust on loopback only: a throwaway test database.
-    as_pg "$PG_BIN/initdb" -D "$PGDATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$D/log/initdb.log"
-  fi
-  mkdir -p "$D/pgrun"
-  [ "$(id -u)" = 0 ] && chown postgres: "$D/pgrun" "$D/log"
-  pg_running || as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$D/log/postgres.log" -w -o \
-    "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $D/pgrun -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" start >/dev/null
-}
-
-psql_() { as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -v ON_ERROR_STOP=1 -q "$@"; }
-
-start_redis() {
-  mkdir -p "$D/redis"
-  if [ -f "$D/redis.pid" ] && kill -0 "$(cat "$D/redis.pid")" 2>/dev/null; then
-    redis-cli -p "$REDIS_PORT" flushall >/dev/null
-    return
-  fi
-  redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --daemonize yes --pidfile "$D/redis.pid" \
-    --dir "$D/redis" --save '' --appendonly no --logfile "$D/log/redis.log" >/dev/null
-  for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && return; sleep 0.1; done
-  log "redis did not start; see $D/log/redis.log"
-  return 1
 }
 
 nautobot_env() {
@@ -212,41 +157,22 @@ print("seeded")
 EOF
 }
 
+migrate() {
+  "$VENV/bin/nautobot-server" migrate --no-input >"$D/log/migrate.log" 2>&1 || { tail -30 "$D/log/migrate.log" >&2; return 1; }
+}
+
 seed() {
   seed_script | SEED_TOKEN=$(cat "$TOKEN") SEED_PASSWORD=$(head -c 20 "$D/secret") \
     "$VENV/bin/nautobot-server" shell --interface python >"$D/log/seed.log" 2>&1
   grep -q '^seeded' "$D/log/seed.log" || { cat "$D/log/seed.log" >&2; return 1; }
 }
 
-dump() {
-  as_pg "$PG_BIN/pg_dump" -h 127.0.0.1 -p "$PG_PORT" -U postgres -Fc -f "$D/pgrun/dump" nautobot
-  mv "$D/pgrun/dump" "$1"
-}
-
-restore() {
-  as_pg "$PG_BIN/pg_restore" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d nautobot --no-owner -j 2 "$1"
-}
-
-create_db() {
-  psql_ -c "DROP DATABASE IF EXISTS nautobot WITH (FORCE)" -c "CREATE DATABASE nautobot"
-}
-
-running() { [ -f "$D/uwsgi.pid" ] && kill -0 "$(cat "$D/uwsgi.pid")" 2>/dev/null; }
-
-stop_nautobot() {
-  if running; then
-    local pid; pid=$(cat "$D/uwsgi.pid")
-    kill -INT "$pid" 2>/dev/null || true
-    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  rm -f "$D/uwsgi.pid"
-}
+# uWSGI's master stops its workers gracefully on SIGINT.
+stop_nautobot() { stop_pidfile "$D/uwsgi.pid" INT; }
 
 stop() {
   stop_nautobot
-  if [ -f "$D/redis.pid" ]; then kill "$(cat "$D/redis.pid")" 2>/dev/null || true; rm -f "$D/redis.pid"; fi
-  if [ -n "$PG_BIN" ] && pg_running; then as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null; fi
+  stop_pg_redis
   log "stopped ($D)"
 }
 
@@ -261,37 +187,15 @@ start() {
   start_redis
   phase "postgresql and redis"
   write_config
-  create_db
-  local seeded; seeded=$CACHE/clean-$VERSION-$(seed_script | sha1sum | head -c 8).pgdump
-  if [ -f "$seeded" ]; then
-    restore "$seeded"
-    phase "restore the clean database"
-  else
-    if [ -f "$MIGRATED" ]; then
-      restore "$MIGRATED"
-      phase "restore the migrated database"
-    else
-      "$VENV/bin/nautobot-server" migrate --no-input >"$D/log/migrate.log" 2>&1 || { tail -30 "$D/log/migrate.log" >&2; return 1; }
-      phase "migrate"
-      dump "$MIGRATED"
-    fi
-    seed
-    phase "superuser, token, seed"
-    dump "$seeded"
-    phase "dump the clean database"
-  fi
+  clean_db "$CACHE/clean-$VERSION-$(seed_script | sha1sum | head -c 8).pgdump" "$MIGRATED" migrate seed
   # setsid: the server outlives the shell that started it.
   setsid nohup "$VENV/bin/nautobot-server" start --ini "$D/uwsgi.ini" >"$D/log/nautobot.out" 2>&1 </dev/null &
-  local tok; tok=$(cat "$TOKEN")
-  for _ in $(seq 1 240); do
-    if [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Token $tok" "$URL/api/status/")" = 200 ]; then
-      phase "serve ($WORKERS uWSGI workers)"
-      log "nautobot $VERSION ready after $(($(now_ms) - T0)) ms, state in $D"
-      echo "$URL"
-      return 0
-    fi
-    sleep 0.5
-  done
+  if wait_ready "$URL/api/status/" "Token $(cat "$TOKEN")"; then
+    phase "serve ($WORKERS uWSGI workers)"
+    log "nautobot $VERSION ready after $(($(now_ms) - T0)) ms, state in $D"
+    echo "$URL"
+    return 0
+  fi
   log "nautobot failed to start; see $D/log/"
   tail -30 "$D/log/nautobot.out" "$D/log/uwsgi.log" >&2 2>/dev/null || true
   return 1
@@ -300,7 +204,7 @@ start() {
 case "${1:-}" in
 start) start ;;
 stop) stop ;;
-url) if running; then echo "$URL"; else log "not running ($D)"; exit 1; fi ;;
+url) if pidfile_running "$D/uwsgi.pid"; then echo "$URL"; else log "not running ($D)"; exit 1; fi ;;
 token) cat "$TOKEN" ;;
 *)
   echo "usage: $0 start|stop|url|token" >&2

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# A real NetBox on loopback for ipsync's integration tests and benchmarks:
+# NetBox from PyPI in a venv, PostgreSQL and Redis from Debian's packages,
+# each a private instance under the state dir (no systemd, nothing shared
+# with another server these scripts run).
+#
+#   scripts/netbox-up.sh start   install what is missing, start, wait, print the URL
+#   scripts/netbox-up.sh stop    stop NetBox, PostgreSQL and Redis of this state dir
+#   scripts/netbox-up.sh url     print the URL of the running server
+#   scripts/netbox-up.sh token   print its v2 API token (nbt_<key>.<secret>; send it as "Bearer <token>")
+#
+# Env:
+#   NETBOX_VERSION   4.7.3 (default; the 4.7 line)
+#   NETBOX_PORT      port on 127.0.0.1 (default 8000); PostgreSQL listens on
+#                    PORT+10000 and Redis on PORT+11000
+#   NETBOX_DIR       state dir of this server: database, Redis, config, logs
+#                    (default ${TMPDIR:-/tmp}/ipsync-netbox-$NETBOX_PORT)
+#   NETBOX_CACHE     where the venv, the dumps and the token of each version are
+#                    kept (default NETBOX_DIR); servers on other ports given the
+#                    same cache start warm
+#   NETBOX_WORKERS   gunicorn worker processes (default 3)
+#   NETBOX_PYTHON    interpreter for the venv (default: the first Python 3.12+
+#                    found on PATH or under ~/.pyenv/versions)
+#
+# NetBox serves with gunicorn, as its own deployment guide does, rather than
+# runserver: several workers answer concurrent bulk writes the way a
+# production NetBox does, and runserver's autoreloader is not wanted here.
+#
+# The first start of a version creates its venv and migrates a new database,
+# then keeps a dump of it (migrated, and seeded with the superuser, token and
+# what the tests refer to); every later start restores the seeded dump, so
+# each start begins with the same clean database. Phase times go to stderr;
+# the URL to stdout.
+set -euo pipefail
+
+VERSION=${NETBOX_VERSION:-4.7.3}
+case "$VERSION" in
+4.7.*) ;;
+*) echo "netbox-up: unsupported NETBOX_VERSION $VERSION (4.7.x)" >&2; exit 2 ;;
+esac
+PORT=${NETBOX_PORT:-8000}
+PG_PORT=$((PORT + 10000))
+REDIS_PORT=$((PORT + 11000))
+D=${NETBOX_DIR:-${TMPDIR:-/tmp}/ipsync-netbox-$PORT}
+WORKERS=${NETBOX_WORKERS:-3}
+CACHE=${NETBOX_CACHE:-$D}
+VENV=$CACHE/venv-$VERSION
+MIGRATED=$CACHE/migrated-$VERSION.pgdump
+# The token (and the pepper that hashes it) are in the seeded dump, so they
+# are kept beside it.
+TOKEN=$CACHE/token-$VERSION
+PEPPER=$CACHE/pepper-$VERSION
+URL=http://127.0.0.1:$PORT
+LOG_NAME=netbox-up
+DB_NAME=netbox
+PACKAGES="postgresql redis-server curl"
+# shellcheck source=scripts/lib/loopback-db.sh
+. "$(dirname "$0")/lib/loopback-db.sh"
+
+pick_python() {
+  if [ -n "${NETBOX_PYTHON:-}" ]; then echo "$NETBOX_PYTHON"; return; fi
+  local p
+  for p in python3.13 python3.12 "$HOME"/.pyenv/versions/3.13*/bin/python3.13 "$HOME"/.pyenv/versions/3.12*/bin/python3.12; do
+    if command -v "$p" >/dev/null && "$p" -c 'import venv, ensurepip, ssl' 2>/dev/null; then echo "$p"; return; fi
+  done
+  echo "netbox-up: NetBox needs Python 3.12 or newer with venv and ssl; none found on PATH or under ~/.pyenv; set NETBOX_PYTHON" >&2
+  return 1
+}
+
+make_venv() {
+  mkdir -p "$CACHE"
+  [ -x "$VENV/bin/netbox" ] && return 0
+  local py; py=$(pick_python)
+  rm -rf "$VENV"
+  "$py" -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check "netbox==$VERSION" >"$D/log/pip.log" 2>&1 ||
+    { tail -20 "$D/log/pip.log" >&2; return 1; }
+}
+
+random_text() { head -c 96 /dev/urandom | base64 | tr -d '/+=\n' | head -c "$1"; }
+
+write_config() {
+  mkdir -p "$D/conf" "$D/media"
+  [ -f "$D/secret" ] || random_text 60 >"$D/secret"
+  [ -f "$PEPPER" ] || random_text 60 >"$PEPPER"
+  [ -f "$TOKEN" ] || printf 'nbt_%s.%s' "$(random_text 12)" "$(random_text 40)" >"$TOKEN"
+  cat >"$D/conf/configuration.py" <<EOF
+# ipsync test server: loopback only, throwaway database.
+ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "NAME": "$DB_NAME", "USER": "postgres",
+                         "PASSWORD": "", "HOST": "127.0.0.1", "PORT": "$PG_PORT", "CONN_MAX_AGE": 300}}
+REDIS = {
+    "tasks": {"HOST": "127.0.0.1", "PORT": $REDIS_PORT, "USERNAME": "", "PASSWORD": "", "DATABASE": 0, "SSL": False},
+    "caching": {"HOST": "127.0.0.1", "PORT": $REDIS_PORT, "USERNAME": "", "PASSWORD": "", "DATABASE": 1, "SSL": False},
+}
+SECRET_KEY = "$(cat "$D/secret")"
+API_TOKEN_PEPPERS = {1: "$(cat "$PEPPER")"}
+MEDIA_ROOT = "$D/media"
+CENSUS_REPORTING_ENABLED = False
+ISOLATED_DEPLOYMENT = True
+LOGIN_REQUIRED = True
+EOF
+  export NETBOX_ROOT=$D
+}
+
+# seed_script creates what ipsync's tests refer to and NetBox owns,
+# idempotently: a superuser and its v2 token, sites, roles, tenants, tags
+# and an RIR for ASNs.
+seed_script() {
+  cat <<'EOF'
+import os
+from django.utils.text import slugify
+from users.models import Token, User
+from dcim.models import Site
+from ipam.models import RIR, Role
+from tenancy.models import Tenant
+from extras.models import Tag
+
+u = User.objects.filter(username="admin").first() or User.objects.create_superuser("admin", "admin@example.net", os.environ["SEED_PASSWORD"])
+key, secret = os.environ["SEED_TOKEN"].removeprefix("nbt_").split(".", 1)
+Token.objects.filter(user=u).exclude(key=key).delete()
+if not Token.objects.filter(user=u, key=key).exists():
+    Token(user=u, version=2, key=key, token=secret, write_enabled=True).save()
+for name in ("DC-A11", "DC-B22", "a11", "a12"):
+    Site.objects.get_or_create(name=name, defaults={"slug": slugify(name)})
+for name in ("provisioning", "storage", "oob", "loopback", "tenant-net"):
+    Role.objects.get_or_create(name=name, defaults={"slug": slugify(name)})
+for name in ("platform", "netops", "acme"):
+    Tenant.objects.get_or_create(name=name, defaults={"slug": slugify(name)})
+for name in ("routed", "pxe", "blue", "red"):
+    Tag.objects.get_or_create(name=name, defaults={"slug": slugify(name)})
+RIR.objects.get_or_create(name="private", defaults={"slug": "private", "is_private": True})
+print("seeded")
+EOF
+}
+
+migrate() {
+  "$VENV/bin/netbox" upgrade --no-input --skip-static >"$D/log/upgrade.log" 2>&1 || { tail -30 "$D/log/upgrade.log" >&2; return 1; }
+}
+
+seed() {
+  SEED_TOKEN=$(cat "$TOKEN") SEED_PASSWORD=$(head -c 20 "$D/secret") \
+    "$VENV/bin/netbox" nbshell -c "$(seed_script)" >"$D/log/seed.log" 2>&1
+  grep -q '^seeded' "$D/log/seed.log" || { cat "$D/log/seed.log" >&2; return 1; }
+}
+
+stop() {
+  stop_pidfile "$D/gunicorn.pid" TERM
+  stop_pg_redis
+  log "stopped ($D)"
+}
+
+start() {
+  install_packages
+  mkdir -p "$D/log"
+  phase "packages"
+  stop_pidfile "$D/gunicorn.pid" TERM
+  make_venv
+  phase "venv (netbox $VERSION)"
+  start_pg
+  start_redis
+  phase "postgresql and redis"
+  write_config
+  clean_db "$CACHE/clean-$VERSION-$(seed_script | sha1sum | head -c 8).pgdump" "$MIGRATED" migrate seed
+  # setsid: the server outlives the shell that started it. A bulk write of
+  # hundreds of objects can take minutes on a small machine: no worker
+  # timeout cuts it off. --preload loads Django once, before the workers fork.
+  NETBOX_ROOT=$D setsid nohup "$VENV/bin/gunicorn" --bind "127.0.0.1:$PORT" --workers "$WORKERS" --timeout 900 --preload \
+    --keep-alive 30 --pid "$D/gunicorn.pid" --error-logfile "$D/log/gunicorn.log" netbox.wsgi \
+    >"$D/log/netbox.out" 2>&1 </dev/null &
+  if wait_ready "$URL/api/status/" "Bearer $(cat "$TOKEN")"; then
+    phase "serve ($WORKERS gunicorn workers)"
+    log "netbox $VERSION ready after $(($(now_ms) - T0)) ms, state in $D"
+    echo "$URL"
+    return 0
+  fi
+  log "netbox failed to start; see $D/log/"
+  tail -30 "$D/log/netbox.out" "$D/log/gunicorn.log" >&2 2>/dev/null || true
+  return 1
+}
+
+case "${1:-}" in
+start) start ;;
+stop) stop ;;
+url) if pidfile_running "$D/gunicorn.pid"; then echo "$URL"; else log "not running ($D)"; exit 1; fi ;;
+token) cat "$TOKEN" ;;
+*)
+  echo "usage: $0 start|stop|url|token" >&2
+  exit 2
+  ;;
+esac
