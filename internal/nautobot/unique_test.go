@@ -125,3 +125,54 @@ func TestIPSkippedWithItsParent(t *testing.T) {
 		t.Errorf("%d IP addresses stored, want 1", got)
 	}
 }
+
+// TestInterimRefused: a change whose interim value Nautobot refuses is
+// not written, and says why; the write that wanted its name fails on its
+// own, and the rest of the plan is written.
+func TestInterimRefused(t *testing.T) {
+	e := newEnv(t, nil, false)
+	ctx := context.Background()
+	pol := plan.DefaultPolicy(owner)
+	if _, err := e.c.Apply(ctx, plan.Make(renumberState(false), nil, pol).Changes); err != nil {
+		t.Fatalf("first Apply: %v", err)
+	}
+	current, err := e.c.List(ctx, Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var patches []string
+	intercept(e, func(r *http.Request, body []byte) (int, string, bool) {
+		if r.Method != http.MethodPatch || r.URL.Path != "/api/ipam/vlans/" {
+			return 0, "", false
+		}
+		mu.Lock()
+		patches = append(patches, string(body))
+		mu.Unlock()
+		if strings.Contains(string(body), "ipsync-renaming-101") {
+			return http.StatusBadRequest, `[{"name": ["Refused for the test."]}]`, true
+		}
+		return 0, "", false
+	})
+	next := renumberState(false)
+	next[3].(*resource.VLAN).Name, next[4].(*resource.VLAN).Name = "b", "a" // swap 101 and 102
+	p := plan.Make(next, current, pol)
+	res, err := e.c.Apply(ctx, p.Changes)
+	if err == nil {
+		t.Fatal("Apply = nil error, want the swap refused")
+	}
+	want := map[string]string{"vlan g/101": "Refused for the test.", "vlan g/102": "already exists"}
+	if len(res.Errors) != len(want) {
+		t.Errorf("errors %v, want %d", res.Errors, len(want))
+	}
+	for _, oe := range res.Errors {
+		if m, ok := want[oe.Key.String()]; !ok || !strings.Contains(oe.Message, m) {
+			t.Errorf("error %s: %q, want one containing %q", oe.Key, oe.Message, m)
+		}
+	}
+	for _, b := range patches {
+		if strings.Contains(b, `"name":"b"`) {
+			t.Errorf("VLAN 101's own update was sent after its interim write failed: %s", b)
+		}
+	}
+}
