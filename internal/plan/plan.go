@@ -21,7 +21,8 @@ type Plan struct {
 	Policy Policy
 	// Changes lists every object that is created, updated, adopted, deleted
 	// or in conflict, in the order they must be applied: creates and updates
-	// parents first, then deletes children first, then conflicts.
+	// parents first, then deletes children first, then conflicts. The
+	// changes' Interim values go before all of them.
 	Changes []Change
 	// Summary counts objects per kind and action, noops and skips included.
 	Summary Summary
