@@ -50,8 +50,12 @@ func (s *Store) List(context.Context) ([]resource.Object, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]resource.Object, 0, len(s.objs))
+	seen := make(map[resource.Identity]bool, len(s.objs))
 	for _, id := range s.order {
-		if o, ok := s.objs[id]; ok {
+		// An identity deleted (or renumbered away) and stored again is
+		// in order twice.
+		if o, ok := s.objs[id]; ok && !seen[id] {
+			seen[id] = true
 			out = append(out, resource.Clone(o))
 		}
 	}
@@ -68,9 +72,13 @@ func (s *Store) Apply(_ context.Context, changes []plan.Change) (int, error) {
 		if !c.Action.Writes() {
 			continue
 		}
-		obj := c.Desired
-		if obj == nil {
-			obj = c.Current
+		// Updates, adopts and deletes find the object by its current
+		// identity: an update may renumber it (a VLAN's vid). The store
+		// keeps no unique keys besides identity, so it needs no interim
+		// values.
+		obj := c.Current
+		if c.Action == plan.Create {
+			obj = c.Desired
 		}
 		id := obj.Identity()
 		existing, exists := s.objs[id]
@@ -88,6 +96,10 @@ func (s *Store) Apply(_ context.Context, changes []plan.Change) (int, error) {
 		case plan.Update, plan.Adopt:
 			o := resource.Clone(c.Desired)
 			o.Meta().ID = existing.Meta().ID
+			if o.Identity() != id {
+				delete(s.objs, id)
+				s.follow(existing.Key(), o.Key())
+			}
 			s.put(o)
 		case plan.Delete:
 			delete(s.objs, id)
@@ -95,6 +107,19 @@ func (s *Store) Apply(_ context.Context, changes []plan.Change) (int, error) {
 		writes++
 	}
 	return writes, nil
+}
+
+// follow points what referred to a VLAN renumbered from old to new at
+// it again: a real target refers by id, which a renumber keeps.
+func (s *Store) follow(old, new resource.Key) {
+	if old.Kind != resource.KindVLAN {
+		return
+	}
+	for _, o := range s.objs {
+		if p, ok := o.(*resource.Prefix); ok && p.VLAN == old.Name {
+			p.VLAN = new.Name
+		}
+	}
 }
 
 // Put stores a copy of o as if someone else had written it (tests).

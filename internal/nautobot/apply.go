@@ -18,9 +18,10 @@ type applier struct {
 	c *Client
 	t *tally
 
-	mu     sync.Mutex // guards res and failed: batches of a kind run at once
-	res    *ApplyResult
-	failed map[resource.Key]bool
+	mu      sync.Mutex // guards res, failed and parents.written: batches of a kind run at once
+	res     *ApplyResult
+	failed  map[resource.Key]bool
+	parents *parents
 }
 
 // item is one object of a bulk write.
@@ -28,8 +29,9 @@ type item struct {
 	ch   *plan.Change
 	id   string
 	body map[string]any
-	// aux marks a location assignment written for a prefix change: its
-	// errors are the prefix's, and it is not counted as an object.
+	// aux marks a write made for a change besides the change itself (a
+	// prefix's location assignment, an interim value): its errors are
+	// the change's, and it is not counted as an object.
 	aux bool
 	// locations are a prefix's locations to assign beyond the one its
 	// create writes.
@@ -57,6 +59,10 @@ func (c *Client) Apply(ctx context.Context, changes []plan.Change) (res ApplyRes
 		return res, nil
 	}
 	if err := a.preflight(ctx, writes); err != nil {
+		return res, err
+	}
+	a.parents = newParents(writes)
+	if err := a.interim(ctx, writes); err != nil {
 		return res, err
 	}
 	byKind(writes)
@@ -110,8 +116,15 @@ func (a *applier) run(ctx context.Context, run []*plan.Change) error {
 	}
 	var patch, post, del []item
 	for _, ch := range run {
+		if a.failedAlready(ch) {
+			continue // its interim write failed, and was reported
+		}
 		if dep := a.failedDependency(ch); dep != "" {
 			a.fail(ch, "not written: it refers to "+dep+", which was not written")
+			continue
+		}
+		if dep := a.missingParent(ch); dep != "" {
+			a.fail(ch, "not written: its parent "+dep+" was not written")
 			continue
 		}
 		it, err := a.item(ch)
@@ -211,6 +224,18 @@ func (a *applier) failedDependency(ch *plan.Change) string {
 		}
 	}
 	return ""
+}
+
+func (a *applier) failedAlready(ch *plan.Change) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.failed[ch.Key]
+}
+
+func (a *applier) missingParent(ch *plan.Change) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.parents.missing(ch)
 }
 
 func (a *applier) fail(ch *plan.Change, msg string) {

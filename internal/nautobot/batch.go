@@ -292,10 +292,16 @@ func (a *applier) succeeded(ep endpoint, method string, items []item) {
 		}
 		a.res.count(it.ch.Key.Kind, it.ch.Action, 1)
 		a.c.progress.Add("write "+string(it.ch.Key.Kind), 1)
+		a.parents.created(it.ch)
 		if k := it.ch.Key.Kind; slices.Contains([]resource.Kind{resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN}, k) {
-			if it.ch.Action == plan.Delete {
+			switch cur := it.ch.Current; {
+			case it.ch.Action == plan.Delete:
 				a.c.forget(it.ch.Key)
-			} else {
+			case cur != nil && cur.Key() != it.ch.Key:
+				// Renumbered: the id answers to the new key only.
+				a.c.forget(cur.Key())
+				a.c.learn(it.ch.Key, it.id)
+			default:
 				a.c.learn(it.ch.Key, it.id)
 			}
 		}

@@ -40,6 +40,13 @@ type Change struct {
 	Current resource.Object
 	// Fields are the field-level differences, current -> desired.
 	Fields []resource.FieldDiff
-	// Reason explains a conflict or an adopt.
+	// Reason explains a conflict, an adopt, a renumber or an interim
+	// value.
 	Reason string
+	// Interim are values the object takes for the time of the apply, so
+	// that a unique value it gives up is free for the write that takes
+	// it (two VLANs swapping names): a target writes every change's
+	// Interim before any other write of the plan, then the change itself.
+	// They are text fields, set by the planner only.
+	Interim []resource.FieldDiff
 }

@@ -45,6 +45,7 @@ type savedChange struct {
 	Key          string               `json:"key"`
 	Fields       []resource.FieldDiff `json:"fields"`
 	Reason       string               `json:"reason,omitempty"`
+	Interim      []resource.FieldDiff `json:"interim,omitempty"`
 	CurrentOwner resource.Owner       `json:"current_owner,omitempty"`
 	Desired      json.RawMessage      `json:"desired,omitempty"`
 	Current      json.RawMessage      `json:"current,omitempty"`
@@ -69,7 +70,7 @@ func (p *Plan) WriteJSON(w io.Writer, target string) error {
 		s.Leaks = []Leak{}
 	}
 	for _, c := range p.Changes {
-		sc := savedChange{Action: c.Action.String(), Kind: c.Key.Kind, Key: c.Key.Name, Fields: c.Fields, Reason: c.Reason}
+		sc := savedChange{Action: c.Action.String(), Kind: c.Key.Kind, Key: c.Key.Name, Fields: c.Fields, Reason: c.Reason, Interim: c.Interim}
 		if sc.Fields == nil {
 			sc.Fields = []resource.FieldDiff{}
 		}
@@ -119,7 +120,7 @@ func ReadJSON(r io.Reader) (*Plan, string, error) {
 		if err != nil {
 			return nil, "", fmt.Errorf("change %d: %w", i, err)
 		}
-		c := Change{Action: a, Key: resource.Key{Kind: sc.Kind, Name: sc.Key}, Fields: sc.Fields, Reason: sc.Reason}
+		c := Change{Action: a, Key: resource.Key{Kind: sc.Kind, Name: sc.Key}, Fields: sc.Fields, Reason: sc.Reason, Interim: sc.Interim}
 		if len(sc.Desired) > 0 {
 			if c.Desired, err = resource.Decode(sc.Kind, sc.Desired); err != nil {
 				return nil, "", fmt.Errorf("change %d (%s): %w", i, c.Key, err)
@@ -136,6 +137,16 @@ func ReadJSON(r io.Reader) (*Plan, string, error) {
 		p.Changes = append(p.Changes, c)
 	}
 	return p, s.Target, nil
+}
+
+// renumbers reports whether c is an update that changes its object's
+// natural key in place (a VLAN's vid).
+func (c Change) renumbers() bool {
+	if c.Action != Update || c.Desired == nil || c.Current == nil {
+		return false
+	}
+	_, ok := resource.Renumbering(c.Desired, c.Current)
+	return ok
 }
 
 func parseAction(s string) (Action, error) {
@@ -159,8 +170,10 @@ func (c Change) check(owner resource.Owner) error {
 		return fmt.Errorf("%s %s has no current object", c.Action, c.Key)
 	case c.Desired != nil && c.Desired.Key() != c.Key:
 		return fmt.Errorf("%s %s: desired object has key %s", c.Action, c.Key, c.Desired.Key())
-	case c.Current != nil && c.Current.Key() != c.Key:
+	case c.Current != nil && c.Current.Key() != c.Key && !c.renumbers():
 		return fmt.Errorf("%s %s: current object has key %s", c.Action, c.Key, c.Current.Key())
+	case len(c.Interim) > 0 && c.Action != Update && c.Action != Adopt && c.Action != Delete:
+		return fmt.Errorf("%s %s: only an object the plan writes takes interim values", c.Action, c.Key)
 	case (c.Action == Update || c.Action == Delete) && c.Current.Meta().Owner != owner:
 		return fmt.Errorf("%s %s: object is owned by %q, not by the plan's owner %s", c.Action, c.Key, c.Current.Meta().Owner, owner)
 	case c.Action == Adopt && c.Current.Meta().Owner != "":

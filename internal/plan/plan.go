@@ -21,7 +21,8 @@ type Plan struct {
 	Policy Policy
 	// Changes lists every object that is created, updated, adopted, deleted
 	// or in conflict, in the order they must be applied: creates and updates
-	// parents first, then deletes children first, then conflicts.
+	// parents first, then deletes children first, then conflicts. The
+	// changes' Interim values go before all of them.
 	Changes []Change
 	// Summary counts objects per kind and action, noops and skips included.
 	Summary Summary
@@ -65,7 +66,9 @@ func (p *Plan) foldNoops() {
 const Skip Action = '/'
 
 // Make compares desired (objects the policy owner wants) with current (what
-// the target holds in the owner's scope) and plans the changes.
+// the target holds in the owner's scope) and plans the changes. Objects
+// are matched by natural key; unique keys besides it (a VLAN's name in
+// its group) then refuse, renumber or order the changes (see uniques).
 //
 // Objects are split into shards by the hash of their identity, and the
 // shards are planned in parallel: an identity always lands in one shard, so
@@ -103,6 +106,7 @@ func Make(desired, current []resource.Object, policy Policy) *Plan {
 		}
 		del = append(del, deletes[s]...)
 	}
+	del, taken := p.uniques(desired, current, del)
 	p.foldNoops()
 	if reason := policy.massDelete(len(del), p.Owned); reason != "" {
 		p.Refusals = append(p.Refusals, reason)
@@ -110,8 +114,16 @@ func Make(desired, current []resource.Object, policy Policy) *Plan {
 	for _, c := range del {
 		p.add(c)
 	}
-	if n := p.Summary.Total(Conflict); n > 0 {
-		p.Refusals = append(p.Refusals, conflictRefusal(p.Changes, n, policy))
+	// Conflicts over unique keys have refusals of their own, naming both
+	// objects; the rest are objects in the way by natural key.
+	var byKey []Change
+	for _, c := range p.Changes {
+		if c.Action == Conflict && !taken[c.Desired] {
+			byKey = append(byKey, c)
+		}
+	}
+	if len(byKey) > 0 {
+		p.Refusals = append(p.Refusals, conflictRefusal(byKey, len(byKey), policy))
 	}
 	slices.SortStableFunc(p.Changes, compareChanges)
 	return p

@@ -13,7 +13,9 @@ func (s Summary) add(k resource.Kind, a Action, n int) {
 		m = map[Action]int{}
 		s[k] = m
 	}
-	m[a] += n
+	if m[a] += n; m[a] == 0 {
+		delete(m, a) // a change the planner turned into another
+	}
 }
 
 // Total is the number of objects of every kind with action a.

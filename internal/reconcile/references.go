@@ -28,10 +28,15 @@ func (p Problem) String() string {
 // not delete, or to a name the target owns. names nil (or a kind missing
 // from it) means those names cannot be checked on this target.
 func References(p *plan.Plan, desired, current []resource.Object, names map[resource.Kind]map[string]bool) []Problem {
+	// A key goes away with a delete, and with an update that renumbers
+	// its object in place (the object then answers to the desired key).
 	deleted := map[resource.Key]bool{}
 	for _, c := range p.Changes {
-		if c.Action == plan.Delete {
+		switch {
+		case c.Action == plan.Delete:
 			deleted[c.Key] = true
+		case c.Action.Writes() && c.Current != nil && c.Current.Key() != c.Key:
+			deleted[c.Current.Key()] = true
 		}
 	}
 	have := make(map[resource.Key]bool, len(desired))

@@ -20,17 +20,28 @@ func Stale(p *plan.Plan, current []resource.Object) []string {
 		if !c.Action.Writes() {
 			continue
 		}
-		cur, exists := now[c.Key]
+		// An update may renumber its object (Current's key differs): the
+		// object is looked up by the key it has, and the key it moves to
+		// must still be free.
+		key := c.Key
+		if c.Current != nil {
+			key = c.Current.Key()
+		}
+		if _, taken := now[c.Key]; taken && key != c.Key {
+			moved = append(moved, fmt.Sprintf("%s: created by someone else since the plan", c.Key))
+			continue
+		}
+		cur, exists := now[key]
 		switch {
 		case c.Action == plan.Create && exists:
 			moved = append(moved, fmt.Sprintf("%s: created by someone else since the plan", c.Key))
 		case c.Action == plan.Create:
 		case !exists:
-			moved = append(moved, fmt.Sprintf("%s: gone since the plan", c.Key))
+			moved = append(moved, fmt.Sprintf("%s: gone since the plan", key))
 		case cur.Meta().Owner != c.Current.Meta().Owner:
-			moved = append(moved, fmt.Sprintf("%s: owner changed from %q to %q", c.Key, c.Current.Meta().Owner, cur.Meta().Owner))
+			moved = append(moved, fmt.Sprintf("%s: owner changed from %q to %q", key, c.Current.Meta().Owner, cur.Meta().Owner))
 		case cur.Meta().Version != c.Current.Meta().Version || cur.Meta().ID != c.Current.Meta().ID:
-			moved = append(moved, fmt.Sprintf("%s: changed at %s (plan saw %s)", c.Key, cur.Meta().Version, c.Current.Meta().Version))
+			moved = append(moved, fmt.Sprintf("%s: changed at %s (plan saw %s)", key, cur.Meta().Version, c.Current.Meta().Version))
 		}
 	}
 	return moved

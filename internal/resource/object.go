@@ -78,6 +78,9 @@ type Object interface {
 	Diff(current Object) []FieldDiff
 	// References lists the non-empty fields that name other objects.
 	References() []Reference
+	// UniqueKeys lists the values the target keeps unique besides the
+	// natural key (a VLAN's name in its group); nil for most kinds.
+	UniqueKeys() []UniqueKey
 }
 
 // New returns an empty object of kind k, for decoding saved plans.

@@ -22,6 +22,7 @@ type space struct {
 type prefixNode struct {
 	p       netip.Prefix
 	network bool
+	pool    bool
 	obj     int // index into checker.objs
 	// parent is the index (in the sorted list) of the smallest prefix
 	// holding this one, or -1.
@@ -54,7 +55,7 @@ func (c *checker) checkAddressSpace() {
 		if p.VLAN != "" && !c.vlans[p.VLAN] && c.complete {
 			c.report(i, "vlan", fmt.Sprintf("vlan %s is not declared in the spec", p.VLAN))
 		}
-		s.prefixes = append(s.prefixes, prefixNode{p: p.Prefix, network: p.Type == resource.PrefixNetwork, obj: i})
+		s.prefixes = append(s.prefixes, prefixNode{p: p.Prefix, network: p.Type == resource.PrefixNetwork, pool: p.Type == resource.PrefixPool, obj: i})
 	}
 	// Size each namespace's host map once, rather than growing it through
 	// a dozen rehashes.
@@ -139,7 +140,10 @@ func (c *checker) checkNetworkOverlaps(ns string, nodes []prefixNode) {
 }
 
 // checkInPrefix reports an IP outside every prefix of its namespace, or
-// equal to the network or broadcast address of the smallest one holding it.
+// equal to the network or broadcast address of the smallest one holding
+// it, unless that is a pool: Nautobot counts every address of a pool as
+// usable (a range handed out from inside a larger network), as it counts
+// both of a /31.
 func (c *checker) checkInPrefix(i int, ip *resource.IPAddress, nodes []prefixNode) {
 	a := ip.Address.Addr()
 	j := sort.Search(len(nodes), func(k int) bool { return nodes[k].p.Addr().Compare(a) > 0 }) - 1
@@ -151,8 +155,8 @@ func (c *checker) checkInPrefix(i int, ip *resource.IPAddress, nodes []prefixNod
 		return
 	}
 	p := nodes[j].p
-	if !a.Is4() || p.Bits() >= 31 {
-		return // IPv6 has no broadcast; /31 and /32 use every address
+	if !a.Is4() || p.Bits() >= 31 || nodes[j].pool {
+		return // IPv6 has no broadcast; /31, /32 and pools use every address
 	}
 	switch a {
 	case p.Addr():

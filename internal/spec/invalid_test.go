@@ -35,6 +35,7 @@ func TestInvalidFiles(t *testing.T) {
 		{"invalid-duplicate-namespace.yaml", 4, "name", "duplicate namespace a11, first declared at testdata/invalid-duplicate-namespace.yaml:2:5"},
 		{"invalid-duplicate-vlan-group.yaml", 5, "name", "duplicate vlan_group a11-12-network, first declared at testdata/invalid-duplicate-vlan-group.yaml:2:5"},
 		{"invalid-duplicate-vlan.yaml", 6, "vid", "duplicate vlan a11-12-network/100, first declared at testdata/invalid-duplicate-vlan.yaml:4:5"},
+		{"invalid-duplicate-vlan-name.yaml", 6, "name", "name \"provisioning\" is taken in vlan_group a11-12-network by vlan a11-12-network/100, declared at testdata/invalid-duplicate-vlan-name.yaml:4:5; nautobot refuses two vlans with one name in one vlan_group"},
 		{"invalid-duplicate-prefix.yaml", 5, "prefix", "duplicate prefix a11/10.11.0.0/16, first declared at testdata/invalid-duplicate-prefix.yaml:4:5"},
 		{"invalid-duplicate-ip.yaml", 5, "address", "duplicate ip_address Global/10.0.0.5, first declared at testdata/invalid-duplicate-ip.yaml:4:5"},
 		{"invalid-duplicate-segment-range.yaml", 3, "name", "duplicate segment_range a11-vni"},
@@ -143,6 +144,28 @@ func TestEveryProblemOfAnItem(t *testing.T) {
 		path + `:7:14: prefix: 10.0.0.1/24: host bits set, did you mean 10.0.0.0/24`,
 		path + `:7:38: namespace: namespace "nons" is not declared in the spec`,
 		path + `:7:50: vlan: vlan a11-12-network/7 is not declared in the spec`,
+	}
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.String())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Load(%s) =\n%s\nwant\n%s", path, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestEdgeAddresses: the first and last address of a prefix are refused
+// for an IP unless the prefix is a pool, whose every address Nautobot
+// counts as usable.
+func TestEdgeAddresses(t *testing.T) {
+	path := filepath.Join("testdata", "edge-addresses.yaml")
+	_, diags, err := Load([]string{path}, resource.StaticOwner("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		path + ":9:15: address: 10.0.12.0 is the network address of prefix 10.0.12.0/24 (declared at " + path + ":3:5)",
+		path + ":10:15: address: 10.0.13.255 is the broadcast address of prefix 10.0.13.0/24 (declared at " + path + ":5:5)",
 	}
 	var got []string
 	for _, d := range diags {

@@ -62,6 +62,7 @@ func (c *checker) index(partial []resource.Object) {
 	// by checkAddressSpace, per namespace, which is cheaper than hashing
 	// them all here.
 	first := map[resource.Identity]int{}
+	firstUnique := map[resource.UniqueKey]int{}
 	for i, o := range c.objs {
 		switch o.(type) {
 		case *resource.Prefix:
@@ -77,6 +78,13 @@ func (c *checker) index(partial []resource.Object) {
 			continue
 		}
 		first[id] = i
+		for _, u := range o.UniqueKeys() {
+			if j, dup := firstUnique[u]; dup {
+				c.uniqueTaken(i, j, u)
+				continue
+			}
+			firstUnique[u] = i
+		}
 		switch x := o.(type) {
 		case *resource.Namespace:
 			c.namespaces[x.Name] = true
@@ -107,6 +115,15 @@ func (c *checker) index(partial []resource.Object) {
 func (c *checker) duplicate(i, j int) {
 	o := c.objs[i]
 	c.report(i, keyField(o.Kind()), fmt.Sprintf("duplicate %s %s, first declared at %s", o.Kind(), o.Key().Name, c.objs[j].Meta().Source))
+}
+
+// uniqueTaken reports object i as taking unique key u, which object j
+// declared before: the target would refuse the second when it is
+// written, after the objects before it.
+func (c *checker) uniqueTaken(i, j int, u resource.UniqueKey) {
+	o := c.objs[j]
+	c.report(i, u.Field, fmt.Sprintf("%s %q is taken in %s by %s %s, declared at %s; nautobot refuses %s",
+		u.Field, u.Value, u.In, o.Kind(), o.Key().Name, o.Meta().Source, u.Rule()))
 }
 
 // keyField is the field a duplicate is reported at.
