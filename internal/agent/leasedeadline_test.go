@@ -3,10 +3,13 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ipsync/ipsync/internal/agent"
 	"github.com/ipsync/ipsync/internal/clock/clocktest"
@@ -127,4 +130,36 @@ func TestLeaseUnconfirmedCancelsSyncBeforeExpiry(t *testing.T) {
 	}
 	c.answer(agent.Outcome{}, nil)
 	second.waitCondition(agent.CondLease, true)
+}
+
+// The lease hook follows the lease: it opens the event consumer's gate
+// when the lease is taken and closes it as soon as writes must stop.
+func TestLeaseHookFollowsTheLease(t *testing.T) {
+	clock := newFakeClock()
+	t0 := clock.Now()
+	lease := newSlowLease(newTable(clock).Lease("neutron:"+site, "agent-1"))
+	changes := make(chan bool, 8)
+	h := &harness{t: t, clock: clock, syncer: &fakeSyncer{calls: make(chan *call)}, reg: prometheus.NewRegistry(),
+		triggers: make(chan agent.Trigger), done: make(chan error, 1)}
+	h.agent = agent.New(testConfig(), h.syncer, lease, slog.New(slog.DiscardHandler), h.reg, agent.WithClock(clock),
+		agent.WithLeaseHook(func(held bool) { changes <- held }))
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	go func() { h.done <- h.agent.Run(ctx, h.triggers) }()
+	t.Cleanup(func() {
+		if !h.stopped {
+			_ = h.stop()
+		}
+	})
+
+	if got := waitSignal(t, "the hook", changes); !got {
+		t.Fatalf("first hook call = %v, want true (lease taken)", got)
+	}
+	h.next().answer(agent.Outcome{}, nil)
+	lease.hang.Store(true)
+	waitTimer(t, clock, t0.Add(30*time.Second))
+	clock.Advance(90 * time.Second) // past the point where writes must stop
+	if got := waitSignal(t, "the hook", changes); got {
+		t.Fatalf("hook call after the lease went unconfirmed = %v, want false", got)
+	}
 }
