@@ -23,10 +23,12 @@ type Config struct {
 	// (0.1; negative turns jitter off).
 	Interval time.Duration
 	Jitter   float64
-	// LeaseRenew is how often the lease is renewed while held and retried
-	// while another agent holds it (30s). The lease's own expiry must be
-	// several times longer.
-	LeaseRenew time.Duration
+	// LeaseTTL is how long the lease lasts without renewal (2m); it must
+	// match the lease's own expiry. LeaseRenew is how often the lease is
+	// renewed while held and retried while another agent holds it (30s,
+	// at most LeaseTTL/3), and how long one request for it may take.
+	// Writes stop LeaseTTL-LeaseRenew after the last confirmation.
+	LeaseTTL, LeaseRenew time.Duration
 	// BackoffMin and BackoffMax bound the retry delay after a failed sync
 	// (5s, 5m); it doubles per consecutive failure.
 	BackoffMin, BackoffMax time.Duration
@@ -47,9 +49,15 @@ func (c Config) withDefaults() Config {
 	case c.Jitter < 0:
 		c.Jitter = 0
 	}
+	if c.LeaseTTL <= 0 {
+		c.LeaseTTL = 2 * time.Minute
+	}
 	if c.LeaseRenew <= 0 {
 		c.LeaseRenew = 30 * time.Second
 	}
+	// Config validation refuses a longer interval; here it is only kept
+	// from breaking the lease rule.
+	c.LeaseRenew = min(c.LeaseRenew, c.LeaseTTL/minRenewalsPerTTL)
 	if c.BackoffMin <= 0 {
 		c.BackoffMin = 5 * time.Second
 	}
@@ -72,8 +80,9 @@ type Agent struct {
 	log     *slog.Logger
 	reg     Registry
 	metrics *metrics
-	clock   Clock
+	clock   clock.Clock
 	rand    func() float64
+	onLease func(held bool)
 	page    *template.Template
 	state   *state
 }
@@ -82,7 +91,12 @@ type Agent struct {
 type Option func(*Agent)
 
 // WithClock replaces the real clock, for tests.
-func WithClock(c Clock) Option { return func(a *Agent) { a.clock = c } }
+func WithClock(c clock.Clock) Option { return func(a *Agent) { a.clock = c } }
+
+// WithLeaseHook makes f learn whenever this agent starts or stops holding
+// the lease, e.g. to consume notifications only while it may act on them.
+// f runs on Run's goroutine and must not block.
+func WithLeaseHook(f func(held bool)) Option { return func(a *Agent) { a.onLease = f } }
 
 // New builds the agent for cfg.Site. Its metrics are registered on reg,
 // which /metrics serves; one agent per registry.
@@ -97,6 +111,7 @@ func New(cfg Config, s Syncer, l Lease, logger *slog.Logger, reg Registry, opts 
 		metrics: newMetrics(reg, cfg.Site),
 		clock:   clock.Real(),
 		rand:    rand.Float64,
+		onLease: func(bool) {},
 		page:    template.Must(template.New("status").Funcs(pageFuncs()).Parse(statusHTML)),
 		state:   &state{conds: map[string]Condition{}, history: cfg.History},
 	}

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,77 +13,12 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/ipsync/ipsync/internal/agent"
+	"github.com/ipsync/ipsync/internal/clock/clocktest"
 )
 
 // hangGuard only stops a broken test from hanging; no test asserts on how
 // long anything takes.
 const hangGuard = 10 * time.Second
-
-// fakeClock moves only when a test advances it.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) NewTimer(d time.Duration) agent.Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{clock: c, at: c.now.Add(d), ch: make(chan time.Time, 1)}
-	if d <= 0 {
-		t.ch <- c.now
-		return t
-	}
-	c.timers = append(c.timers, t)
-	return t
-}
-
-// Advance moves time on and fires the timers that came due.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	kept := c.timers[:0]
-	for _, t := range c.timers {
-		if t.at.After(c.now) {
-			kept = append(kept, t)
-			continue
-		}
-		t.ch <- c.now
-	}
-	c.timers = kept
-}
-
-type fakeTimer struct {
-	clock *fakeClock
-	at    time.Time
-	ch    chan time.Time
-}
-
-func (t *fakeTimer) C() <-chan time.Time { return t.ch }
-
-func (t *fakeTimer) Stop() bool {
-	c := t.clock
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i, o := range c.timers {
-		if o == t {
-			c.timers = append(c.timers[:i], c.timers[i+1:]...)
-			return true
-		}
-	}
-	return false
-}
 
 // fakeSyncer hands every Sync to the test, which answers it; a sync whose
 // context is cancelled returns the context's error, as a real one would.
@@ -128,7 +62,7 @@ func testConfig() agent.Config {
 // harness is one running agent.
 type harness struct {
 	t        *testing.T
-	clock    *fakeClock
+	clock    *clocktest.Fake
 	syncer   *fakeSyncer
 	reg      *prometheus.Registry
 	agent    *agent.Agent
@@ -138,14 +72,22 @@ type harness struct {
 	stopped  bool
 }
 
-func newTable(clock *fakeClock) *agent.LeaseTable { return agent.NewLeaseTable(clock, 2*time.Minute) }
+func newFakeClock() *clocktest.Fake { return clocktest.New(clocktest.Start) }
 
-func start(t *testing.T, clock *fakeClock, table *agent.LeaseTable, holder string) *harness {
+func newTable(clock *clocktest.Fake) *leaseTable { return newLeaseTable(clock, 2*time.Minute) }
+
+func start(t *testing.T, clock *clocktest.Fake, table *leaseTable, holder string) *harness {
+	t.Helper()
+	return startWith(t, clock, table.Lease("neutron:"+site, holder))
+}
+
+// startWith runs an agent holding its lease through lease.
+func startWith(t *testing.T, clock *clocktest.Fake, lease agent.Lease) *harness {
 	t.Helper()
 	h := &harness{t: t, clock: clock, syncer: &fakeSyncer{calls: make(chan *call)}, reg: prometheus.NewRegistry(),
 		triggers: make(chan agent.Trigger), done: make(chan error, 1)}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h.agent = agent.New(testConfig(), h.syncer, table.Lease("neutron:"+site, holder), logger, h.reg, agent.WithClock(clock))
+	h.agent = agent.New(testConfig(), h.syncer, lease, logger, h.reg, agent.WithClock(clock))
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	go func() { h.done <- h.agent.Run(ctx, h.triggers) }()

@@ -4,14 +4,12 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/ipsync/ipsync/internal/agent"
 )
 
 func TestMemLease(t *testing.T) {
 	clock := newFakeClock()
-	table := agent.NewLeaseTable(clock, time.Minute)
-	leases := map[string]*agent.MemLease{
+	table := newLeaseTable(clock, time.Minute)
+	leases := map[string]*memLease{
 		"a": table.Lease("neutron:a11", "a"),
 		"b": table.Lease("neutron:a11", "b"),
 		"c": table.Lease("neutron:b22", "c"), // another owner: its own lease
@@ -57,7 +55,7 @@ func TestMemLease(t *testing.T) {
 
 func TestMemLeaseHonoursContext(t *testing.T) {
 	clock := newFakeClock()
-	l := agent.NewLeaseTable(clock, time.Minute).Lease("neutron:a11", "a")
+	l := newLeaseTable(clock, time.Minute).Lease("neutron:a11", "a")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if ok, err := l.Acquire(ctx); ok || err == nil {

@@ -6,8 +6,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ipsync/ipsync/internal/backoff"
+	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/drift"
 )
+
+func stopTimer(t clock.Timer) {
+	if t != nil {
+		t.Stop()
+	}
+}
 
 // releaseTimeout bounds giving the lease back at shutdown, when the run's
 // context is already cancelled; a lease not released expires anyway.
@@ -15,14 +23,19 @@ const releaseTimeout = 10 * time.Second
 
 // loop is Run's state; only Run's goroutine touches it.
 type loop struct {
-	a       *Agent
-	held    bool
-	pending *Trigger // work waiting to run, merged
+	a    *Agent
+	held bool
+	// writeUntil is when writes must have stopped unless the lease is
+	// confirmed again (see leasehold.go); zero while not held.
+	writeUntil time.Time
+	pending    *Trigger // work waiting to run, merged
 	// nextFull is when the periodic full sync is due; zero while a full
 	// sync is pending or running.
 	nextFull  time.Time
 	notBefore time.Time // backoff: pending work waits until then
 	nextLease time.Time // next renewal or retry of the lease
+	renewing  *renewal  // the lease request in flight
+	leaseDone chan leaseResult
 	failures  int
 	running   *inflight
 	done      chan result
@@ -42,21 +55,28 @@ type result struct {
 
 // Run syncs the site until ctx is cancelled: a full sync at once and then
 // every Interval, a narrowed sync for each batch from triggers (batches
-// queued while a sync runs are merged into one). On cancellation the
-// running sync's context is cancelled too; Run waits for it, releases the
-// lease and returns nil. Only a failed release is returned.
+// queued while a sync runs are merged into one), and only while this agent
+// holds the lease. On cancellation the running sync's context is cancelled
+// too; Run waits for it, releases the lease and returns nil. Only a failed
+// release is returned.
 func (a *Agent) Run(ctx context.Context, triggers <-chan Trigger) error {
 	t0 := a.clock.Now()
-	l := &loop{a: a, nextFull: t0, nextLease: t0, done: make(chan result, 1)}
-	a.log.Info("agent started", "target", a.cfg.Target, "interval", a.cfg.Interval, "lease_renew", a.cfg.LeaseRenew)
+	l := &loop{a: a, nextFull: t0, nextLease: t0, done: make(chan result, 1), leaseDone: make(chan leaseResult, 1)}
+	a.log.Info("agent started", "target", a.cfg.Target, "interval", a.cfg.Interval,
+		"lease_ttl", a.cfg.LeaseTTL, "lease_renew", a.cfg.LeaseRenew)
 	for {
 		now := a.clock.Now()
 		l.step(ctx, now)
 		a.state.setNextSync(l.nextSync())
-		timer := a.clock.NewTimer(l.wake(now).Sub(now))
+		var due <-chan time.Time
+		var timer clock.Timer
+		if w := l.wake(now); !w.IsZero() {
+			timer = a.clock.NewTimer(w.Sub(now))
+			due = timer.C()
+		}
 		select {
 		case <-ctx.Done():
-			timer.Stop()
+			stopTimer(timer)
 			return l.shutdown(ctx)
 		case t, ok := <-triggers:
 			if !ok {
@@ -67,42 +87,48 @@ func (a *Agent) Run(ctx context.Context, triggers <-chan Trigger) error {
 			l.pending = merge(l.pending, &t)
 		case r := <-l.done:
 			l.finish(r)
-		case <-timer.C():
+		case r := <-l.leaseDone:
+			l.acquired(r, a.clock.Now())
+		case <-due:
 		}
-		timer.Stop()
+		stopTimer(timer)
 	}
 }
 
-// step does what is due at now: fold in the periodic full sync, renew the
-// lease, start pending work.
+// step does what is due at now: enforce the lease's deadlines, fold in the
+// periodic full sync, renew the lease, start pending work.
 func (l *loop) step(ctx context.Context, now time.Time) {
+	l.checkLease(now)
 	if !l.nextFull.IsZero() && !now.Before(l.nextFull) {
 		l.pending = merge(l.pending, &Trigger{Full: true})
 		l.nextFull = time.Time{}
 	}
-	startable := l.running == nil && l.pending != nil && !now.Before(l.notBefore)
-	// Acquire before every sync when held; when not, only at the retry
-	// time, so a stream of triggers does not hammer the lease.
-	if startable && (l.held || !now.Before(l.nextLease)) {
+	if l.renewing == nil && !now.Before(l.nextLease) && ctx.Err() == nil {
 		l.acquire(ctx, now)
-		if l.held && ctx.Err() == nil {
-			l.start(ctx)
-		}
-		return
 	}
-	if !now.Before(l.nextLease) {
-		l.acquire(ctx, now)
+	if l.held && l.running == nil && l.pending != nil && !now.Before(l.notBefore) {
+		l.start(ctx)
 	}
 }
 
-// wake is the earliest future time something is due.
+// wake is the earliest future time something is due, zero when nothing is.
 func (l *loop) wake(now time.Time) time.Time {
-	w := l.nextLease
-	for _, t := range []time.Time{l.nextFull, l.notBefore} {
-		if t.After(now) && (!w.After(now) || t.Before(w)) {
+	var w time.Time
+	consider := func(t time.Time) {
+		if t.After(now) && (w.IsZero() || t.Before(w)) {
 			w = t
 		}
 	}
+	if l.renewing != nil {
+		consider(l.renewing.deadline)
+	} else {
+		consider(l.nextLease)
+	}
+	if l.held {
+		consider(l.writeUntil)
+	}
+	consider(l.nextFull)
+	consider(l.notBefore)
 	return w
 }
 
@@ -115,35 +141,6 @@ func (l *loop) nextSync() time.Time {
 		return l.notBefore
 	}
 	return l.nextFull
-}
-
-// acquire tries the lease. Losing it (or failing to confirm it) while a
-// sync runs cancels that sync: two writers for one owner is the thing the
-// lease exists to prevent.
-func (l *loop) acquire(ctx context.Context, now time.Time) {
-	a := l.a
-	ok, err := a.lease.Acquire(ctx)
-	if ctx.Err() != nil {
-		return // shutting down; shutdown releases what we may hold
-	}
-	l.nextLease = now.Add(a.cfg.LeaseRenew)
-	was := l.held
-	l.held = ok && err == nil
-	switch {
-	case err != nil:
-		a.setCondition(CondLease, false, fmt.Sprintf("acquire lease for %s: %v", a.cfg.Site, err), false)
-	case !ok:
-		a.setCondition(CondLease, false, "another agent holds the lease for "+a.cfg.Site, false)
-	default:
-		a.setCondition(CondLease, true, "this agent holds the lease for "+a.cfg.Site, false)
-	}
-	a.state.setLease(l.held)
-	a.metrics.setLease(l.held)
-	if was && !l.held && l.running != nil {
-		a.log.Warn("lease lost during a sync; abandoning it")
-		l.running.leaseLost = true
-		l.running.cancel()
-	}
 }
 
 func (l *loop) start(ctx context.Context) {
@@ -174,21 +171,22 @@ func (l *loop) finish(r result) {
 	case r.err == nil:
 		l.failures, l.notBefore = 0, time.Time{}
 		if run.trig.Full {
-			l.nextFull = end.Add(jittered(a.cfg.Interval, a.cfg.Jitter, a.rand()))
+			l.nextFull = end.Add(backoff.Jittered(a.cfg.Interval, a.cfg.Jitter, a.rand()))
 		}
 	case run.leaseLost:
 		// Whoever holds the lease now syncs; ours waits until we get it back.
 		l.pending = merge(l.pending, &run.trig)
 	default:
 		l.failures++
-		l.notBefore = end.Add(backoff(a.cfg.BackoffMin, a.cfg.BackoffMax, l.failures, a.cfg.Jitter, a.rand()))
+		retry := backoff.Policy{Min: a.cfg.BackoffMin, Max: a.cfg.BackoffMax, Jitter: a.cfg.Jitter}
+		l.notBefore = end.Add(retry.Delay(l.failures, a.rand()))
 		l.pending = merge(l.pending, &run.trig)
 	}
 	l.record(run, r, end)
 }
 
-// shutdown waits for the running sync, whose context ctx's cancellation
-// already cancelled, then gives the lease back.
+// shutdown waits for the running sync and the lease request, whose
+// contexts ctx's cancellation already cancelled, then gives the lease back.
 func (l *loop) shutdown(ctx context.Context) error {
 	a := l.a
 	if l.running != nil {
@@ -198,15 +196,24 @@ func (l *loop) shutdown(ctx context.Context) error {
 		l.running = nil
 		l.record(run, r, a.clock.Now())
 	}
+	// The request may have taken the lease before it saw the cancellation;
+	// Release gives back whatever this agent holds, and the lease handle is
+	// not shared with a request still running.
+	mayHold := l.held
+	if l.renewing != nil {
+		l.renewing.cancel()
+		r := <-l.leaseDone
+		l.renewing = nil
+		mayHold = mayHold || r.ok
+	}
 	defer a.log.Info("agent stopped")
-	if !l.held {
+	if !mayHold {
 		return nil
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
-	l.held = false
-	a.state.setLease(false)
-	a.metrics.setLease(false)
+	l.writeUntil = time.Time{}
+	l.setHeld(false)
 	if err := a.lease.Release(rctx); err != nil {
 		return fmt.Errorf("release lease for %s: %w", a.cfg.Site, err)
 	}

@@ -85,8 +85,12 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	syncer := sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun}, src.reader, j.target)
 	// The agent names its site in every line it logs; given a logger that
 	// does already, each line would say it twice.
-	a := agent.New(agent.Config{Site: site.Name, Target: cfg.Nautobot.URL, Interval: cfg.Agent.Interval, Jitter: cfg.Agent.Jitter},
-		syncer, lease, e.logger, reg)
+	// Only the lease holder consumes notifications: a standby on the same
+	// queue would take and acknowledge what it never acts on.
+	gate := events.NewGate()
+	a := agent.New(agent.Config{Site: site.Name, Target: cfg.Nautobot.URL, Interval: cfg.Agent.Interval, Jitter: cfg.Agent.Jitter,
+		LeaseTTL: cfg.Agent.LeaseTTL, LeaseRenew: cfg.Agent.LeaseRenew},
+		syncer, lease, e.logger, reg, agent.WithLeaseHook(gate.Set))
 	log := e.logger.With("site", site.Name)
 
 	ln, err := net.Listen("tcp", cfg.Agent.Listen)
@@ -103,7 +107,7 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 
 	triggers := make(chan agent.Trigger, 16)
 	if cfg.Agent.RabbitMQ.URL != "" {
-		if err := e.startEvents(ctx, cfg, site, a, triggers); err != nil {
+		if err := e.startEvents(ctx, cfg, site, a, gate, triggers); err != nil {
 			return err
 		}
 	} else {
@@ -116,9 +120,9 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	return runErr
 }
 
-// startEvents consumes the site's Neutron notifications and turns bursts of
-// them into agent triggers.
-func (e *env) startEvents(ctx context.Context, cfg *config.Config, site *config.Site, a *agent.Agent, out chan<- agent.Trigger) error {
+// startEvents consumes the site's Neutron notifications while gate is open
+// (this agent holds the lease) and turns bursts of them into agent triggers.
+func (e *env) startEvents(ctx context.Context, cfg *config.Config, site *config.Site, a *agent.Agent, gate *events.Gate, out chan<- agent.Trigger) error {
 	rc := cfg.Agent.RabbitMQ
 	u, err := withPassword(rc.URL, e.getenv("IPSYNC_RABBITMQ_PASSWORD"), rc.PasswordFile)
 	if err != nil {
@@ -139,11 +143,13 @@ func (e *env) startEvents(ctx context.Context, cfg *config.Config, site *config.
 				a.SetCondition("rabbitmq", true, "consuming "+ec.RedactedURL())
 			case err != nil:
 				a.SetCondition("rabbitmq", false, "unreachable, retrying: "+err.Error())
+			default:
+				a.SetCondition("rabbitmq", true, "not consuming: only the lease holder consumes")
 			}
 		}))
 	evs := make(chan events.Event, 1024)
 	batches := make(chan events.Batch, 16)
-	go func() { _ = consumer.Run(ctx, evs) }()
+	go func() { _ = consumer.RunGated(ctx, gate, evs) }()
 	go events.Coalesce(ctx, evs, cfg.Agent.Coalesce, time.Second, batches)
 	go func() {
 		for {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"crypto/rand"
 	"fmt"
 	"os"
 	"strings"
@@ -65,7 +66,10 @@ func (e *env) openLease(cfg *config.Config, owner resource.Owner) (agent.Lease, 
 		return nil, err
 	}
 	host, _ := os.Hostname()
-	return lease.New(c, lease.Config{Name: string(owner), Holder: fmt.Sprintf("%s/%d", host, os.Getpid()), TTL: cfg.Agent.LeaseTTL}), nil
+	// Containers often share a host name pattern and pid 1; the random part
+	// keeps two agents from taking each other's lease for their own.
+	holder := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), rand.Text()[:8])
+	return lease.New(c, lease.Config{Name: string(owner), Holder: holder, TTL: cfg.Agent.LeaseTTL}), nil
 }
 
 func newBootstrap(e *env) *cobra.Command {

@@ -97,13 +97,16 @@ type Neutron struct {
 
 // Agent configures `ipsync agent`.
 type Agent struct {
-	Listen    string        `yaml:"listen"`
-	Interval  time.Duration `yaml:"interval"`
-	Jitter    float64       `yaml:"jitter"`
-	RabbitMQ  RabbitMQ      `yaml:"rabbitmq"`
-	LeaseTTL  time.Duration `yaml:"lease_ttl"`
-	Coalesce  time.Duration `yaml:"coalesce"`
-	StatusDir string        `yaml:"status_dir"`
+	Listen   string        `yaml:"listen"`
+	Interval time.Duration `yaml:"interval"`
+	Jitter   float64       `yaml:"jitter"`
+	RabbitMQ RabbitMQ      `yaml:"rabbitmq"`
+	LeaseTTL time.Duration `yaml:"lease_ttl"`
+	// LeaseRenew is how often the lease is renewed, and how long one
+	// renewal may take; writes stop LeaseTTL-LeaseRenew after the last.
+	LeaseRenew time.Duration `yaml:"lease_renew"`
+	Coalesce   time.Duration `yaml:"coalesce"`
+	StatusDir  string        `yaml:"status_dir"`
 }
 
 // RabbitMQ is where a site's Neutron publishes notifications. The URL may
@@ -124,8 +127,9 @@ func Default() Config {
 		Policy:   Policy{Mode: string(plan.ModeSync), MaxDeletePercent: 10, MaxDeleteMin: 5},
 		Nautobot: Nautobot{PageSize: 1000, BatchSize: 250, Concurrency: 4, Timeout: 60 * time.Second},
 		Agent: Agent{Listen: "127.0.0.1:9478", Interval: 10 * time.Minute, Jitter: 0.1, LeaseTTL: 2 * time.Minute,
-			Coalesce: 200 * time.Millisecond,
-			RabbitMQ: RabbitMQ{Exchange: "neutron", Topic: "notifications.info"}},
+			LeaseRenew: 30 * time.Second,
+			Coalesce:   200 * time.Millisecond,
+			RabbitMQ:   RabbitMQ{Exchange: "neutron", Topic: "notifications.info"}},
 	}
 }
 
@@ -285,7 +289,25 @@ func (c *Config) problems() []Problem {
 			add(at+".neutron.auth", "%q: want noauth or keystone", s.Neutron.Auth)
 		}
 	}
-	return out
+	return append(out, c.Agent.leaseProblems()...)
+}
+
+// leaseProblems checks the agent's lease timing. A renewal may take one
+// renew interval and may fail once, and the last interval before the
+// expiry is the margin for clock skew and a write in flight, so the TTL
+// must be at least three renew intervals.
+func (a Agent) leaseProblems() []Problem {
+	switch {
+	case a.LeaseTTL <= 0:
+		return []Problem{{Path: "agent.lease_ttl", Message: fmt.Sprintf("%v: must be positive", a.LeaseTTL)}}
+	case a.LeaseRenew <= 0:
+		return []Problem{{Path: "agent.lease_renew", Message: fmt.Sprintf("%v: must be positive", a.LeaseRenew)}}
+	case a.LeaseTTL < 3*a.LeaseRenew:
+		return []Problem{{Path: "agent.lease_ttl", Message: fmt.Sprintf(
+			"%v is less than 3 × agent.lease_renew (%v): a renewal may take one interval and fail once, and one more is the margin for clock skew before another agent may take the lease",
+			a.LeaseTTL, a.LeaseRenew)}}
+	}
+	return nil
 }
 
 // SpecPaths are the spec paths, relative to the config file's folder.

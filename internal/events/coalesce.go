@@ -43,14 +43,14 @@ func Coalesce(ctx context.Context, in <-chan Event, window, maxWait time.Duratio
 	coalesce(ctx, clock.Real(), in, window, maxWait, out)
 }
 
-func coalesce(ctx context.Context, clock Clock, in <-chan Event, window, maxWait time.Duration, out chan<- Batch) {
+func coalesce(ctx context.Context, clk clock.Clock, in <-chan Event, window, maxWait time.Duration, out chan<- Batch) {
 	if maxWait <= 0 {
 		maxWait = window
 	}
 	var (
 		pending *collector
 		first   time.Time        // when pending got its first event
-		timer   Timer            // runs while pending waits for quiet
+		timer   clock.Timer      // runs while pending waits for quiet
 		due     <-chan time.Time // timer's channel, nil when no timer runs
 		send    chan<- Batch     // out once pending may go, else nil
 		ready   Batch            // pending as it will be sent
@@ -82,7 +82,7 @@ func coalesce(ctx context.Context, clock Clock, in <-chan Event, window, maxWait
 				continue
 			}
 			if pending == nil {
-				pending, first = newCollector(), clock.Now()
+				pending, first = newCollector(), clk.Now()
 			}
 			pending.add(ev)
 			stale = true
@@ -90,12 +90,12 @@ func coalesce(ctx context.Context, clock Clock, in <-chan Event, window, maxWait
 				continue // already due; it goes out as soon as out takes it
 			}
 			stopTimer()
-			wait := min(window, maxWait-clock.Now().Sub(first))
+			wait := min(window, maxWait-clk.Now().Sub(first))
 			if wait <= 0 {
 				send = out
 				continue
 			}
-			timer = clock.NewTimer(wait)
+			timer = clk.NewTimer(wait)
 			due = timer.C()
 		case <-due:
 			timer, due = nil, nil

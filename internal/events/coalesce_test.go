@@ -7,11 +7,13 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/ipsync/ipsync/internal/clock/clocktest"
 )
 
 type coalescer struct {
 	t     *testing.T
-	clock *fakeClock
+	clock *clocktest.Fake
 	in    chan Event
 	out   chan Batch
 	done  chan struct{}
@@ -19,7 +21,7 @@ type coalescer struct {
 
 func startCoalesce(t *testing.T, ctx context.Context, window, maxWait time.Duration) *coalescer {
 	t.Helper()
-	c := &coalescer{t: t, clock: newFakeClock(), in: make(chan Event), out: make(chan Batch), done: make(chan struct{})}
+	c := &coalescer{t: t, clock: clocktest.New(clocktest.Start), in: make(chan Event), out: make(chan Batch), done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
 		coalesce(ctx, c.clock, c.in, window, maxWait, c.out)
@@ -36,7 +38,7 @@ func (c *coalescer) send(ev Event, armed bool) time.Duration {
 		return 0
 	}
 	select {
-	case d := <-c.clock.armed:
+	case d := <-c.clock.Armed():
 		return d
 	case <-time.After(10 * time.Second):
 		c.t.Fatal("coalescer set no timer")

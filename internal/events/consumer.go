@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 
+	"github.com/ipsync/ipsync/internal/backoff"
 	"github.com/ipsync/ipsync/internal/clock"
 )
 
@@ -14,7 +15,7 @@ import (
 type Consumer struct {
 	cfg   Config
 	log   *slog.Logger
-	clock Clock
+	clock clock.Clock
 	state func(connected bool, err error)
 }
 
@@ -22,7 +23,7 @@ type Consumer struct {
 type Option func(*Consumer)
 
 // WithClock replaces the wall clock that times the reconnect backoff.
-func WithClock(c Clock) Option { return func(k *Consumer) { k.clock = c } }
+func WithClock(c clock.Clock) Option { return func(k *Consumer) { k.clock = c } }
 
 // WithStateHook registers f to learn about the connection: (true, nil) once
 // the queue is being consumed, (false, err) after every failed attempt or lost
@@ -74,7 +75,9 @@ func (c *Consumer) Run(ctx context.Context, out chan<- Event) error {
 		}
 		failures++
 		c.state(false, err)
-		wait := backoff(c.cfg.ReconnectMin, c.cfg.ReconnectMax, failures, rand.Float64())
+		// ±20%, so that the agents of many sites do not reconnect in step
+		// after a broker restart.
+		wait := backoff.Policy{Min: c.cfg.ReconnectMin, Max: c.cfg.ReconnectMax, Jitter: 0.2}.Delay(failures, rand.Float64())
 		log.Warn("rabbitmq unavailable, retrying", "err", err, "attempt", failures, "retry_in", wait)
 		t := c.clock.NewTimer(wait)
 		select {

@@ -14,8 +14,12 @@
 // its messages survive but its binding does not, and notifications sent
 // before the consumer has reconnected and bound it again reach no queue.
 //
+// Router interfaces, router gateways and floating IPs give ports addresses
+// without port notifications; the router and floating IP notifications
+// Neutron sends instead are mapped to the networks they touch (addresses.go).
+//
 // Notifications are hints, not state: oslo sends them at most once and
-// Neutron changes some objects without any (ports made by agents over RPC),
-// so the agent keeps its periodic full reconcile and treats every batch here
-// as "look at these first".
+// Neutron changes some objects without any (ports made by agents over RPC,
+// such as DHCP ports), so the agent keeps its periodic full reconcile and
+// treats every batch here as "look at these first".
 package events

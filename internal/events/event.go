@@ -36,7 +36,9 @@ func collection(resource string) (plural string, ok bool) {
 type Event struct {
 	// Type is the notification's event_type, e.g. "port.create.end".
 	Type string
-	// Resource is one of Network, Subnet, Port, Segment, NetworkSegmentRange.
+	// Resource is one of Network, Subnet, Port, Segment, NetworkSegmentRange,
+	// or Router, RouterInterface, FloatingIP (which give addresses without
+	// port notifications; only their NetworkIDs matter).
 	Resource string
 	// Action is one of Create, Update, Delete.
 	Action string

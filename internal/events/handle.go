@@ -27,6 +27,12 @@ func (c *Consumer) handle(ctx context.Context, log *slog.Logger, d amqp.Delivery
 		if ev.Timestamp.IsZero() {
 			ev.Timestamp = c.clock.Now().UTC()
 		}
+		// A stopped consumer (the gate closed: the lease moved) hands
+		// nothing more on, even where out would still take it.
+		if ctx.Err() != nil {
+			c.settle(log, d, d.Nack(false, true))
+			return
+		}
 		select {
 		case out <- ev:
 		case <-ctx.Done():

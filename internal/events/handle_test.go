@@ -11,6 +11,8 @@ import (
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/ipsync/ipsync/internal/clock/clocktest"
 )
 
 // settlements records what the consumer told the broker about deliveries.
@@ -67,7 +69,7 @@ func TestHandleSettlesDeliveries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := NewConsumer(Config{}, discard(), WithClock(newFakeClock()))
+			c := NewConsumer(Config{}, discard(), WithClock(clocktest.New(clocktest.Start)))
 			acks := &settlements{}
 			out := make(chan Event, 1)
 			if !tt.reader {
@@ -86,7 +88,7 @@ func TestHandleSettlesDeliveries(t *testing.T) {
 }
 
 func TestHandleFillsMissingTimestamp(t *testing.T) {
-	clock := newFakeClock()
+	clock := clocktest.New(clocktest.Start)
 	sent := time.Date(2025, 3, 14, 8, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name      string

@@ -155,6 +155,13 @@ type timedState struct {
 
 func startConsumer(t *testing.T, cfg Config) *running {
 	t.Helper()
+	return startGated(t, cfg, nil)
+}
+
+// startGated runs a consumer that consumes only while gate is open; a nil
+// gate runs it ungated.
+func startGated(t *testing.T, cfg Config, gate *Gate) *running {
+	t.Helper()
 	r := &running{t: t, out: make(chan Event), done: make(chan error, 1), change: make(chan struct{}, 1)}
 	c := NewConsumer(cfg, discard(), WithStateHook(func(connected bool, err error) {
 		r.mu.Lock()
@@ -167,7 +174,13 @@ func startConsumer(t *testing.T, cfg Config) *running {
 	}))
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
-	go func() { r.done <- c.Run(ctx, r.out) }()
+	go func() {
+		if gate == nil {
+			r.done <- c.Run(ctx, r.out)
+			return
+		}
+		r.done <- c.RunGated(ctx, gate, r.out)
+	}()
 	t.Cleanup(r.stop)
 	return r
 }

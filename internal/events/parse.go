@@ -51,7 +51,17 @@ func ParseNotification(body []byte) ([]Event, error) {
 	if !ok {
 		return nil, nil
 	}
-	ids, networks, err := payloadIDs(resource, n.Payload)
+	var ids, networks []string
+	switch resource {
+	case Router, RouterInterface, FloatingIP:
+		var relevant bool
+		ids, networks, relevant, err = addressNetworks(resource, action, n.Payload)
+		if err == nil && !relevant {
+			return nil, nil
+		}
+	default:
+		ids, networks, err = payloadIDs(resource, n.Payload)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s payload: %w", ErrMalformed, n.EventType, err)
 	}
@@ -96,8 +106,12 @@ func versionText(v *string) string {
 }
 
 // splitEventType parses "<resource>.<action>.end" for the tracked resources
-// and actions. Resource names contain underscores but no dots.
+// and actions, and the router interface notifications (addresses.go).
+// Resource names contain underscores but no dots.
 func splitEventType(t string) (resource, action string, ok bool) {
+	if action, ok := routerInterfaceEvent(t); ok {
+		return RouterInterface, action, true
+	}
 	rest, found := strings.CutSuffix(t, ".end")
 	if !found {
 		return "", "", false
@@ -106,7 +120,7 @@ func splitEventType(t string) (resource, action string, ok bool) {
 	if !found {
 		return "", "", false
 	}
-	if _, tracked := collection(resource); !tracked {
+	if _, tracked := collection(resource); !tracked && resource != Router && resource != FloatingIP {
 		return "", "", false
 	}
 	switch action {

@@ -6,6 +6,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/ipsync/ipsync/internal/clock/clocktest"
 )
 
 type state struct {
@@ -32,7 +34,7 @@ func TestRunRetriesUnreachableBroker(t *testing.T) {
 		}
 	}()
 
-	clock := newFakeClock()
+	clock := clocktest.New(clocktest.Start)
 	states := make(chan state, 16)
 	c := NewConsumer(Config{
 		URL:          "amqp://guest:guest@" + ln.Addr().String() + "/",
@@ -53,7 +55,7 @@ func TestRunRetriesUnreachableBroker(t *testing.T) {
 		if s.connected || s.err == nil {
 			t.Fatalf("attempt %d: state = %+v, want disconnected with an error", i+1, s)
 		}
-		wait := <-clock.armed
+		wait := <-clock.Armed()
 		lo, hi := max(time.Duration(float64(base)*0.8), time.Second), min(time.Duration(float64(base)*1.2), 4*time.Second)
 		if wait < lo || wait > hi {
 			t.Errorf("attempt %d: waits %v, want within [%v, %v]", i+1, wait, lo, hi)

@@ -1,7 +1,6 @@
 package nautobot
 
 import (
-	"context"
 	"crypto/tls"
 	"fmt"
 	"log/slog"
@@ -11,33 +10,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/resource"
 )
-
-// Clock is the time a client waits on between retries; tests inject one
-// that does not sleep.
-type Clock interface {
-	Now() time.Time
-	// Sleep waits for d or until ctx is done.
-	Sleep(ctx context.Context, d time.Duration) error
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
 
 // Option changes how a client is built.
 type Option func(*Client)
@@ -46,8 +22,9 @@ type Option func(*Client)
 // TLS settings are used as given).
 func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
 
-// WithClock sets the clock retries wait on.
-func WithClock(clk Clock) Option { return func(c *Client) { c.clock = clk } }
+// WithClock sets the clock retries wait on; tests inject one that does not
+// sleep.
+func WithClock(clk clock.Clock) Option { return func(c *Client) { c.clock = clk } }
 
 // Progress learns how far long reads and writes have got, for a display:
 // a list of more than one page announces its total, and each page and
@@ -70,7 +47,7 @@ type Client struct {
 	cfg    Config
 	base   *url.URL
 	http   *http.Client
-	clock  Clock
+	clock  clock.Clock
 	log    *slog.Logger
 	jitter func() float64
 
@@ -102,7 +79,7 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{cfg: cfg, base: base, clock: realClock{}, log: logger.With("component", "nautobot", "host", base.Host), progress: noProgress{},
+	c := &Client{cfg: cfg, base: base, clock: clock.Real(), log: logger.With("component", "nautobot", "host", base.Host), progress: noProgress{},
 		jitter: rand.Float64, known: knownIDs{own: map[resource.Key]string{}}}
 	for _, o := range opts {
 		o(c)

@@ -59,11 +59,11 @@ func TestListFaults(t *testing.T) {
 			case tt.wantErr != "" && got != nil:
 				t.Errorf("List returned %d objects with its error, want none", len(got))
 			}
-			if w := e.clock.waits(); tt.waits >= 0 && len(w) != tt.waits {
+			if w := e.clock.Waits(); tt.waits >= 0 && len(w) != tt.waits {
 				t.Errorf("clock waited %v, want %d waits", w, tt.waits)
 			}
 			if tt.fault.Status == 429 {
-				if w := e.clock.waits(); len(w) != 1 || w[0] != 7*time.Second {
+				if w := e.clock.Waits(); len(w) != 1 || w[0] != 7*time.Second {
 					t.Errorf("waits after 429 = %v, want exactly the 7s of Retry-After", w)
 				}
 			}
@@ -73,13 +73,13 @@ func TestListFaults(t *testing.T) {
 
 func TestBackoffGrows(t *testing.T) {
 	e := newEnv(t, nil, false)
-	e.c.jitter = func() float64 { return 1 }
+	e.c.jitter = func() float64 { return 0.5 } // the centre: no jitter
 	e.srv.Emulator().Inject(nautobottest.Fault{PathPrefix: "/api/ipam/vlans/", Times: 4, Status: 500})
 	if _, err := e.c.List(context.Background(), Scope{Kinds: []resource.Kind{resource.KindVLAN}}); err != nil {
 		t.Fatal(err)
 	}
 	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
-	if got := e.clock.waits(); fmt.Sprint(got) != fmt.Sprint(want) {
+	if got := e.clock.Waits(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("waits = %v, want %v", got, want)
 	}
 }

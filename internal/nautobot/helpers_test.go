@@ -4,49 +4,22 @@ import (
 	"context"
 	"log/slog"
 	"net/netip"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/ipsync/ipsync/internal/clock/clocktest"
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
-// fakeClock records the waits it is asked for and returns at once.
-type fakeClock struct {
-	mu    sync.Mutex
-	now   time.Time
-	slept []time.Duration
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.slept = append(c.slept, d)
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-	return ctx.Err()
-}
-
-func (c *fakeClock) waits() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.slept...)
-}
-
 const owner = resource.Owner("static:deploy")
 
 type env struct {
 	srv   *nbtest.Server
 	c     *Client
-	clock *fakeClock
+	clock *clocktest.Fake
 }
 
 // newEnv starts a seeded emulator and a client for it; edit adjusts the
@@ -63,7 +36,7 @@ func newEnvOn(t *testing.T, srv *nbtest.Server, edit func(*Config), noBootstrap 
 	if edit != nil {
 		edit(&cfg)
 	}
-	clock := &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clock := clocktest.NewInstant(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	c, err := New(cfg, slog.New(slog.DiscardHandler), WithHTTPClient(srv.Client()), WithClock(clock))
 	if err != nil {
 		t.Fatal(err)

@@ -148,7 +148,7 @@ func TestServerErrorIsolated(t *testing.T) {
 					t.Errorf("%d %s stored, want %d", got, ct, n)
 				}
 			}
-			if w := e.clock.waits(); tt.waits >= 0 && len(w) != tt.waits {
+			if w := e.clock.Waits(); tt.waits >= 0 && len(w) != tt.waits {
 				t.Errorf("clock waited %v, want %d retries", w, tt.waits)
 			}
 			if n := len(spy.requests("POST /api/ipam/vlans/")); n > 2*7+1 {

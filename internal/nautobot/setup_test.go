@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipsync/ipsync/internal/clock/clocktest"
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
@@ -228,7 +229,7 @@ func TestTokenIsNeverLogged(t *testing.T) {
 	srv := nautobottest.NewServer(nautobottest.WithToken("s3cr3t-token"))
 	defer srv.Close()
 	c, err := New(Config{URL: srv.URL(), Token: "s3cr3t-token", MaxRetries: 2}, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		WithHTTPClient(srv.Client()), WithClock(&fakeClock{}))
+		WithHTTPClient(srv.Client()), WithClock(clocktest.NewInstant(clocktest.Start)))
 	if err != nil {
 		t.Fatal(err)
 	}

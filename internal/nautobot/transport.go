@@ -14,6 +14,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ipsync/ipsync/internal/backoff"
+	"github.com/ipsync/ipsync/internal/clock"
 )
 
 // APIError is an answer from Nautobot that is not a success.
@@ -64,8 +67,11 @@ type request struct {
 var errSkipped = errors.New("nothing left to send")
 
 const (
-	backoffBase = 500 * time.Millisecond
-	backoffMax  = 30 * time.Second
+	// The wait between attempts: from half a second, doubled per attempt
+	// up to 30s, spread by ±50%.
+	backoffMin    = 500 * time.Millisecond
+	backoffMax    = 30 * time.Second
+	backoffJitter = 0.5
 	// retryAfterMax bounds how long a Retry-After may hold a run.
 	retryAfterMax = 10 * time.Minute
 )
@@ -129,12 +135,12 @@ func (c *Client) do(ctx context.Context, r request) (*response, error) {
 			return nil, fmt.Errorf("%s %s: giving up after %d attempts: %w", r.method, r.path, attempt+1, err)
 		}
 		if wait == 0 {
-			wait = c.backoff(attempt)
+			wait = backoff.Policy{Min: backoffMin, Max: backoffMax, Jitter: backoffJitter}.Delay(attempt+1, c.jitter())
 		}
 		// Said at warn: a run that waits on retries must not look hung.
 		c.log.Warn("nautobot request failed; retrying", "method", r.method, "path", r.path,
 			"attempt", attempt+1, "attempts", c.cfg.MaxRetries+1, "wait", wait, "err", err)
-		if err := c.clock.Sleep(ctx, wait); err != nil {
+		if err := clock.Sleep(ctx, c.clock, wait); err != nil {
 			return nil, err
 		}
 	}
@@ -193,15 +199,6 @@ func (c *Client) once(ctx context.Context, method, target, api string, body []by
 		return nil, true, fmt.Errorf("%s %s: read answer: %w", method, req.URL.Path, err)
 	}
 	return &response{status: resp.StatusCode, header: resp.Header, body: raw}, true, nil
-}
-
-// backoff is exponential with jitter: half the step plus a random half.
-func (c *Client) backoff(attempt int) time.Duration {
-	d := backoffBase << min(attempt, 10)
-	if d > backoffMax {
-		d = backoffMax
-	}
-	return d/2 + time.Duration(c.jitter()*float64(d/2))
 }
 
 // retryAfter reads a Retry-After header: seconds or an HTTP date.

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/ipsync/ipsync/internal/clock"
 )
 
 // API sends one JSON request to Nautobot; *nautobot.Client does, with its
@@ -31,7 +33,9 @@ type Config struct {
 	// ContentType is a content type the tag is allowed on; Nautobot
 	// requires at least one.
 	ContentType string
-	Now         func() time.Time
+	// Clock tells the time the expiry is written and judged by (default
+	// the wall clock).
+	Clock clock.Clock
 }
 
 // Lease is one agent's hold on a name.
@@ -43,8 +47,8 @@ type Lease struct {
 
 // New returns a lease, not yet held, kept in Nautobot through api.
 func New(api API, cfg Config) *Lease {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real()
 	}
 	if cfg.TTL <= 0 {
 		cfg.TTL = 2 * time.Minute
@@ -92,7 +96,7 @@ type tag struct {
 
 // Acquire takes or renews the lease and reports whether this agent holds it.
 func (l *Lease) Acquire(ctx context.Context) (bool, error) {
-	desc := record{l.cfg.Holder, l.cfg.Now().Add(l.cfg.TTL)}.String()
+	desc := record{l.cfg.Holder, l.cfg.Clock.Now().Add(l.cfg.TTL)}.String()
 	if l.id != "" {
 		code, err := l.api.Call(ctx, http.MethodPatch, tagsPath+l.id+"/", nil, map[string]string{"description": desc}, nil)
 		switch {
@@ -116,7 +120,7 @@ func (l *Lease) Acquire(ctx context.Context) (bool, error) {
 		case ok && rec.holder == l.cfg.Holder:
 			l.id = t.ID // ours from before a restart
 			return l.Acquire(ctx)
-		case ok && l.cfg.Now().Before(rec.expires):
+		case ok && l.cfg.Clock.Now().Before(rec.expires):
 			return false, nil
 		}
 		// Expired (or not a lease record at all): remove that very tag. If
@@ -164,7 +168,7 @@ func (l *Lease) Holder(ctx context.Context) (string, error) {
 		return "", nil
 	}
 	rec, ok := parseRecord(page.Results[0].Description)
-	if !ok || !l.cfg.Now().Before(rec.expires) {
+	if !ok || !l.cfg.Clock.Now().Before(rec.expires) {
 		return "", nil
 	}
 	return rec.holder, nil

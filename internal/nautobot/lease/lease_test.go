@@ -7,29 +7,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ipsync/ipsync/internal/clock/clocktest"
 	"github.com/ipsync/ipsync/internal/nautobot"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 )
-
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 func TestOneHolderAtATime(t *testing.T) { nbtest.Each(t, oneHolderAtATime) }
 
 func oneHolderAtATime(t *testing.T, srv *nbtest.Server) {
 	ctx := context.Background()
-	clk := &clock{t: time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)}
+	clk := clocktest.New(time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC))
 	mk := func(holder string) *Lease {
-		return New(client(t, srv), Config{Name: "neutron:a11", Holder: holder, TTL: time.Minute, Now: clk.Now})
+		return New(client(t, srv), Config{Name: "neutron:a11", Holder: holder, TTL: time.Minute, Clock: clk})
 	}
 	a, b := mk("agent-a"), mk("agent-b")
 
@@ -41,9 +30,9 @@ func oneHolderAtATime(t *testing.T, srv *nbtest.Server) {
 	}{
 		{"a takes the free lease", nil, a, true},
 		{"b waits while a holds it", nil, b, false},
-		{"a renews", func() { clk.add(40 * time.Second) }, a, true},
-		{"b still waits after the renewal", func() { clk.add(40 * time.Second) }, b, false},
-		{"b takes over once a's lease expired", func() { clk.add(2 * time.Minute) }, b, true},
+		{"a renews", func() { clk.Advance(40 * time.Second) }, a, true},
+		{"b still waits after the renewal", func() { clk.Advance(40 * time.Second) }, b, false},
+		{"b takes over once a's lease expired", func() { clk.Advance(2 * time.Minute) }, b, true},
 		{"a lost it and must not write", nil, a, false},
 		{"a takes it after b releases", func() {
 			if err := b.Release(ctx); err != nil {
