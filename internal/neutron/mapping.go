@@ -45,16 +45,40 @@ func Map(s *Snapshot, cfg MapConfig) ([]resource.Object, Report) {
 	return sortObjects(m.objs), m.report
 }
 
-// Footprint is every object the records of the networks ids map to in s,
-// kept or dropped as a duplicate. Names and duplicates are decided over
-// the whole snapshot, so this is the part of Map(s, cfg) those networks
-// account for, not what they would map to alone.
-func Footprint(s *Snapshot, cfg MapConfig, ids []string) map[resource.Identity]bool {
-	m := newMapper(s, cfg)
-	out := map[resource.Identity]bool{}
+// Footprint is every object the records of the networks ids map to in any
+// of snaps (a site before and after a change), kept or dropped as a
+// duplicate. Names and duplicates are decided over the whole snapshot, so
+// this is the part of Map(snap, cfg) those networks account for, not what
+// they would map to alone. With a namespace per network, the networks
+// named like one of ids in any snapshot are in it too: whether a name is
+// unique decides their namespace.
+func Footprint(cfg MapConfig, ids []string, snaps ...*Snapshot) map[resource.Identity]bool {
+	in := map[string]bool{}
 	for _, id := range ids {
-		for _, o := range m.origins[id] {
-			out[o] = true
+		in[id] = true
+	}
+	if cfg.NamespacePerNetwork {
+		names := map[string]bool{}
+		for _, s := range snaps {
+			for _, n := range s.Networks {
+				if in[n.ID] && n.Name != "" {
+					names[n.Name] = true
+				}
+			}
+		}
+		for _, s := range snaps {
+			for _, n := range s.Networks {
+				in[n.ID] = in[n.ID] || names[n.Name]
+			}
+		}
+	}
+	out := map[resource.Identity]bool{}
+	for _, s := range snaps {
+		m := newMapper(s, cfg)
+		for id := range in {
+			for _, o := range m.origins[id] {
+				out[o] = true
+			}
 		}
 	}
 	return out

@@ -74,8 +74,7 @@ func TestVLANNamesStable(t *testing.T) {
 	}
 }
 
-// The footprint of a network is computed over the whole site: with a
-// namespace per network, two networks named alike are both named by id.
+// The footprint of a network is computed over the whole site.
 func TestFootprint(t *testing.T) {
 	s := &Snapshot{
 		Networks: []Network{vlanNet("n-1", "red", "g", 101), vlanNet("n-2", "red", "g", 102)},
@@ -87,7 +86,11 @@ func TestFootprint(t *testing.T) {
 		cfg  MapConfig
 		want []resource.Key
 	}{
+		// With a namespace per network, n-1's namespace depends on n-2's
+		// name being taken: n-1 is in n-2's footprint.
 		{"namespace per network", MapConfig{Site: site, NamespacePerNetwork: true}, []resource.Key{
+			{Kind: resource.KindNamespace, Name: "a11/n-1"}, {Kind: resource.KindVLAN, Name: "g/101"},
+			{Kind: resource.KindPrefix, Name: "a11/n-1/10.0.0.0/24"}, {Kind: resource.KindIPAddress, Name: "a11/n-1/10.0.0.5"},
 			{Kind: resource.KindNamespace, Name: "a11/n-2"}, {Kind: resource.KindVLAN, Name: "g/102"},
 			{Kind: resource.KindPrefix, Name: "a11/n-2/10.0.0.0/24"}, {Kind: resource.KindIPAddress, Name: "a11/n-2/10.0.0.5"}}},
 		// n-2's prefix and IP are dropped as duplicates of n-1's, but n-2
@@ -97,7 +100,7 @@ func TestFootprint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fp := Footprint(s, tt.cfg, []string{"n-2"})
+			fp := Footprint(tt.cfg, []string{"n-2"}, s)
 			var got []string
 			for id := range fp {
 				got = append(got, fmt.Sprint(id))

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/agent"
 	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
@@ -93,7 +92,7 @@ func TestFullThenNarrowed(t *testing.T) {
 
 	// n1 is deleted in Neutron; the notification names it.
 	src.snap = snapshot("n2")
-	out, err = s.Sync(ctx, &agent.Trigger{NetworkIDs: []string{"n1"}})
+	out, err = s.Sync(ctx, Networks{"n1"})
 	if err != nil {
 		t.Fatalf("narrowed sync: %v", err)
 	}
@@ -109,7 +108,7 @@ func TestFullThenNarrowed(t *testing.T) {
 	}
 
 	// A narrowed sync of an unchanged network writes nothing.
-	if out, err := s.Sync(ctx, &agent.Trigger{NetworkIDs: []string{"n2"}}); err != nil || out.Writes != 0 {
+	if out, err := s.Sync(ctx, Networks{"n2"}); err != nil || out.Writes != 0 {
 		t.Errorf("unchanged narrowed sync = %d writes, %v", out.Writes, err)
 	}
 }
@@ -126,7 +125,7 @@ func TestUnreachableSidesDeleteNothing(t *testing.T) {
 	before := keys(t, store, owner)
 	src.err = errors.New("connection refused")
 	_, err := s.Sync(ctx, nil)
-	var ue *agent.UnreachableError
+	var ue *UnreachableError
 	if !errors.As(err, &ue) || ue.Side != "neutron" {
 		t.Errorf("Sync with Neutron down = %v, want neutron unreachable", err)
 	}
@@ -146,5 +145,18 @@ func TestLeaksReportUnknownGroup(t *testing.T) {
 	}
 	if len(out.Drift.Leaks) == 0 {
 		t.Errorf("a physical network without a VLAN group must be reported as a leak")
+	}
+}
+
+// only is the part of s that belongs to the networks ids, as Neutron
+// answers a read of those networks.
+func only(s *neutron.Snapshot, ids []string) *neutron.Snapshot {
+	in := set(ids)
+	return &neutron.Snapshot{
+		Networks: filter(s.Networks, func(n neutron.Network) bool { return in[n.ID] }),
+		Segments: filter(s.Segments, func(x neutron.Segment) bool { return in[x.NetworkID] }),
+		Subnets:  filter(s.Subnets, func(x neutron.Subnet) bool { return in[x.NetworkID] }),
+		Ports:    filter(s.Ports, func(x neutron.Port) bool { return in[x.NetworkID] }),
+		Ranges:   s.Ranges,
 	}
 }
