@@ -81,7 +81,7 @@ func Plan(ctx context.Context, desired []resource.Object, t Target, policy plan.
 // plan's references and the target's own rules. Errors of desired are
 // returned as they are, so the caller can tell which side failed.
 func Make(ctx context.Context, t Target, desired Desired, policy plan.Policy, sc scope.Scope) (*Result, error) {
-	current, names, err := Read(ctx, t)
+	current, names, err := read(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -94,9 +94,9 @@ func Make(ctx context.Context, t Target, desired Desired, policy plan.Policy, sc
 	return r, nil
 }
 
-// Read reads the target's objects and, where the target has them, the names
+// read reads the target's objects and, where the target has them, the names
 // of the kinds it owns.
-func Read(ctx context.Context, t Target) ([]resource.Object, map[resource.Kind]map[string]bool, error) {
+func read(ctx context.Context, t Target) ([]resource.Object, map[resource.Kind]map[string]bool, error) {
 	current, err := t.List(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read target: %w", err)
@@ -197,7 +197,7 @@ func (r *Result) Apply(ctx context.Context, t Target) (int, error) {
 // touches moved since, if a reference no longer resolves, or if the target
 // cannot hold an object it writes. The refusals it was saved with stay.
 func Saved(ctx context.Context, saved *plan.Plan, t Target) (*Result, error) {
-	current, names, err := Read(ctx, t)
+	current, names, err := read(ctx, t)
 	if err != nil {
 		return nil, err
 	}

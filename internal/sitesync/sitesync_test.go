@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/memory"
@@ -134,17 +135,38 @@ func TestUnreachableSidesDeleteNothing(t *testing.T) {
 	}
 }
 
-func TestLeaksReportUnknownGroup(t *testing.T) {
-	ctx := context.Background()
+// What the README and the leaks say is synced is what is synced: a VLAN
+// segment without ports keeps its VLAN (Neutron holds the VID), a segment
+// whose group Nautobot lacks loses its VLAN but not its prefix and IPs.
+func TestLeaksSayWhatIsSynced(t *testing.T) {
 	owner := resource.NeutronOwner("a11")
-	store := memory.New(&resource.Namespace{Name: "a11"}) // no VLAN group
-	s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner)}, &fakeNeutron{snap: snapshot("n1")}, store)
-	out, err := s.Sync(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name     string
+		store    *memory.Store
+		snap     *neutron.Snapshot
+		want     []string
+		leakSays string
+	}{
+		{"VLAN group missing", memory.New(&resource.Namespace{Name: "a11"}), snapshot("n1"),
+			[]string{"ip_address a11/192.168.1.10", "ip_address a11/192.168.1.11", "prefix a11/192.168.1.0/24"}, "its VLAN is not synced"},
+		{"VLAN segment without ports", memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"}),
+			&neutron.Snapshot{Networks: snapshot("n1").Networks, Subnets: snapshot("n1").Subnets},
+			[]string{"prefix a11/192.168.1.0/24", "vlan a11-12-network/150"}, "its VLAN is synced"},
 	}
-	if len(out.Drift.Leaks) == 0 {
-		t.Errorf("a physical network without a VLAN group must be reported as a leak")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner)}, &fakeNeutron{snap: tt.snap}, tt.store)
+			out, err := s.Sync(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := keys(t, tt.store, owner); !slices.Equal(got, tt.want) {
+				t.Errorf("synced %q, want %q", got, tt.want)
+			}
+			if len(out.Drift.Leaks) != 1 || !strings.Contains(out.Drift.Leaks[0].Message, tt.leakSays) {
+				t.Errorf("leaks = %+v, want one saying %q", out.Drift.Leaks, tt.leakSays)
+			}
+		})
 	}
 }
 

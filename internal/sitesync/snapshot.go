@@ -6,7 +6,6 @@ import (
 	"github.com/ipsync/ipsync/internal/neutron"
 )
 
-
 // replace is s with the networks ids as fresh has them (gone if absent).
 func replace(s *neutron.Snapshot, ids []string, fresh *neutron.Snapshot) *neutron.Snapshot {
 	in := set(ids)
