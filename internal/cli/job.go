@@ -25,6 +25,8 @@ type job struct {
 	targetID string
 	writeOK  func() error
 	desired  reconcile.Desired
+	// scope is what the owner's run reads of the target and plans.
+	scope scope.Scope
 	// leaks are what the source pointed out while producing desired.
 	leaks   []drift.Leak
 	closers []func()
@@ -47,7 +49,7 @@ func (e *env) noteRangesElsewhere(j *job) {
 }
 
 func (j *job) plan(ctx context.Context) (*reconcile.Result, error) {
-	r, err := reconcile.Make(ctx, j.target, j.desired, j.policy, scope.Scope{})
+	r, err := reconcile.Make(ctx, j.target, j.desired, j.policy, j.scope)
 	// The plan goes out next: the bars of the reads end before it.
 	j.progress.Flush()
 	if err != nil {
@@ -117,7 +119,6 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 			kind = "nautobot"
 		}
 	}
-	var sc scope.Scope
 	switch {
 	case kind == "neutron":
 		// The one write to Neutron: the spec's segment ranges of one site.
@@ -154,7 +155,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 		objs = slices.DeleteFunc(objs, func(o resource.Object) bool { return o.Kind() == resource.KindSegmentRange })
 		j.desired = func(context.Context, []resource.Object) ([]resource.Object, error) { return objs, nil }
 		j.policy = cfg.PlanPolicy(cfg.StaticOwner())
-		sc = scope.Static(cfg.StaticOwner())
+		j.scope = scope.Static(cfg.StaticOwner())
 	default:
 		site, err := cfg.Site(f.site)
 		if err != nil {
@@ -170,7 +171,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 			return objs, err
 		}
 		j.policy = cfg.PlanPolicy(resource.NeutronOwner(site.Name))
-		sc = siteScope(site)
+		j.scope = siteScope(site)
 	}
 	if f.mode != "" {
 		if j.policy.Mode, err = plan.ParseMode(f.mode); err != nil {
@@ -188,7 +189,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 		j.writeOK = func() error { return nil }
 		fmt.Fprintln(e.stderr, "target: memory (an empty in-process target; nothing leaves this process)")
 	case "nautobot":
-		if err := e.openNautobot(cfg, sc, j); err != nil {
+		if err := e.openNautobot(cfg, j.scope, j); err != nil {
 			return nil, err
 		}
 	default:

@@ -251,6 +251,7 @@ func (e *env) prepareSaved(ctx context.Context, cmd *cobra.Command, f *planFlags
 		}
 		sc = siteScope(s)
 	}
+	j.scope = sc
 	if err := e.openNautobot(cfg, sc, j); err != nil {
 		return nil, nil, err
 	}
