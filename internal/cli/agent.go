@@ -70,7 +70,7 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	if err != nil {
 		return err
 	}
-	if err := e.openNautobot(cfg, src.scope(), j); err != nil {
+	if err := e.openNautobot(cfg, siteScope(site), j); err != nil {
 		return err
 	}
 	if !dryRun {
@@ -82,7 +82,7 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	if err != nil {
 		return err
 	}
-	syncer := sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun}, src.reader, j.target)
+	syncer := siteSyncer{sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun}, src.reader, j.target)}
 	// The agent names its site in every line it logs; given a logger that
 	// does already, each line would say it twice.
 	// Only the lease holder consumes notifications: a standby on the same

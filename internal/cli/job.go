@@ -15,6 +15,7 @@ import (
 	"github.com/ipsync/ipsync/internal/progress"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // job is one owner's sync against one target, wired from flags and config.
@@ -23,9 +24,9 @@ type job struct {
 	target   reconcile.Target
 	targetID string
 	writeOK  func() error
-	// desired yields the owner's objects; it sees the target's current
-	// state because a site's mapping depends on which VLAN groups exist.
-	desired func(ctx context.Context, current []resource.Object) ([]resource.Object, error)
+	desired  reconcile.Desired
+	// scope is what the owner's run reads of the target and plans.
+	scope scope.Scope
 	// leaks are what the source pointed out while producing desired.
 	leaks   []drift.Leak
 	closers []func()
@@ -48,18 +49,12 @@ func (e *env) noteRangesElsewhere(j *job) {
 }
 
 func (j *job) plan(ctx context.Context) (*reconcile.Result, error) {
-	current, names, err := reconcile.Read(ctx, j.target)
-	if err != nil {
-		return nil, err
-	}
-	desired, err := j.desired(ctx, current)
+	r, err := reconcile.Make(ctx, j.target, j.desired, j.policy, j.scope)
 	// The plan goes out next: the bars of the reads end before it.
 	j.progress.Flush()
 	if err != nil {
 		return nil, err
 	}
-	r := reconcile.Build(desired, current, names, j.policy)
-	r.CheckTarget(j.target)
 	r.Plan.Leaks = j.leaks
 	return r, nil
 }
@@ -124,7 +119,6 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 			kind = "nautobot"
 		}
 	}
-	var scope targetScope
 	switch {
 	case kind == "neutron":
 		// The one write to Neutron: the spec's segment ranges of one site.
@@ -161,7 +155,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 		objs = slices.DeleteFunc(objs, func(o resource.Object) bool { return o.Kind() == resource.KindSegmentRange })
 		j.desired = func(context.Context, []resource.Object) ([]resource.Object, error) { return objs, nil }
 		j.policy = cfg.PlanPolicy(cfg.StaticOwner())
-		scope = staticScope(cfg.StaticOwner())
+		j.scope = scope.Static(cfg.StaticOwner())
 	default:
 		site, err := cfg.Site(f.site)
 		if err != nil {
@@ -177,7 +171,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 			return objs, err
 		}
 		j.policy = cfg.PlanPolicy(resource.NeutronOwner(site.Name))
-		scope = src.scope()
+		j.scope = siteScope(site)
 	}
 	if f.mode != "" {
 		if j.policy.Mode, err = plan.ParseMode(f.mode); err != nil {
@@ -195,7 +189,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 		j.writeOK = func() error { return nil }
 		fmt.Fprintln(e.stderr, "target: memory (an empty in-process target; nothing leaves this process)")
 	case "nautobot":
-		if err := e.openNautobot(cfg, scope, j); err != nil {
+		if err := e.openNautobot(cfg, j.scope, j); err != nil {
 			return nil, err
 		}
 	default:
@@ -213,22 +207,6 @@ func (e *env) specObjects(cfg *config.Config, paths []string) ([]resource.Object
 		return nil, usagef("no spec: give spec paths as arguments or set spec.paths in the config")
 	}
 	return e.loadSpec(paths, cfg.StaticOwner())
-}
-
-// targetScope is the part of the target one owner reads: the kinds it
-// writes plus the kinds its objects refer to, narrowed where it can be.
-// Objects carrying Owner's marker are read wherever they are, so that an
-// owner always sees, and can delete, everything it made.
-type targetScope struct {
-	Owner      resource.Owner
-	Kinds      []resource.Kind
-	Namespaces []string
-	VLANGroups []string
-}
-
-func staticScope(owner resource.Owner) targetScope {
-	return targetScope{Owner: owner, Kinds: []resource.Kind{resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN,
-		resource.KindPrefix, resource.KindIPAddress, resource.KindASN}}
 }
 
 func siteNamespace(s *config.Site) string {

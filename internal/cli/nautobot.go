@@ -14,6 +14,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/lease"
 	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // nautobotToken reads the API token from the environment or the configured
@@ -46,14 +47,14 @@ func (e *env) nautobotClient(cfg *config.Config, opts ...nautobot.Option) (*naut
 		Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField, VNIField: cfg.Marker.VNIField}, e.logger.With("side", "nautobot"), opts...)
 }
 
-// openNautobot makes Nautobot, read within scope, the job's target.
-func (e *env) openNautobot(cfg *config.Config, scope targetScope, j *job) error {
+// openNautobot makes Nautobot, read within sc, the job's target.
+func (e *env) openNautobot(cfg *config.Config, sc scope.Scope, j *job) error {
 	c, err := e.nautobotClient(cfg, nautobot.WithProgress(j.progress))
 	if err != nil {
 		return err
 	}
 	j.writesProgress = true
-	j.target = c.Target(nautobot.Scope{Kinds: scope.Kinds, Namespaces: scope.Namespaces, VLANGroups: scope.VLANGroups, Owner: scope.Owner})
+	j.target = c.Target(sc)
 	j.targetID = cfg.Nautobot.URL
 	j.writeOK = func() error { return cfg.WriteAllowed(cfg.Nautobot.URL) }
 	return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 const planFormat = plan.FormatVersion
@@ -75,6 +76,9 @@ Exit status: 0 no changes, 2 changes to apply, 3 the plan would be refused,
 			e.reportLeaks(r.Plan, f.output == "text")
 			e.noteRangesElsewhere(job)
 			if e.reportRefusal(r, f.output) {
+				if out != "" {
+					fmt.Fprintf(e.stderr, "saved %s with its refusals: apply --plan %s will refuse it\n", out, out)
+				}
 				return status(ExitRefused)
 			}
 			if n := r.Plan.Writes(); n > 0 {
@@ -239,15 +243,16 @@ func (e *env) prepareSaved(ctx context.Context, cmd *cobra.Command, f *planFlags
 	if target != cfg.Nautobot.URL {
 		return nil, nil, fmt.Errorf("plan %s was made against %s, but the config's nautobot.url is %q", file, target, cfg.Nautobot.URL)
 	}
-	scope := staticScope(owner)
+	sc := scope.Static(owner)
 	if owner.Source() == resource.SourceNeutron {
 		s, err := siteOf(owner.Name())
 		if err != nil {
 			return nil, nil, err
 		}
-		scope = siteScope(s)
+		sc = siteScope(s)
 	}
-	if err := e.openNautobot(cfg, scope, j); err != nil {
+	j.scope = sc
+	if err := e.openNautobot(cfg, sc, j); err != nil {
 		return nil, nil, err
 	}
 	return saved, j, nil

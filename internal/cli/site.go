@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 	"github.com/ipsync/ipsync/internal/sitesync"
 )
 
@@ -47,22 +49,9 @@ func (s *siteSource) desired(ctx context.Context, current []resource.Object) ([]
 	return objs, sitesync.Leaks(report), nil
 }
 
-// scope is what the site reads of the target: every VLAN group (to know
-// which exist), VLANs of the groups its physical networks map to, and its
-// namespace; plus whatever carries its marker.
-func (s *siteSource) scope() targetScope { return siteScope(s.site) }
-
-// siteScope is siteSource.scope for a site whose Neutron is not opened: a
-// saved plan's.
-func siteScope(site *config.Site) targetScope {
-	sc := targetScope{Owner: resource.NeutronOwner(site.Name),
-		Kinds:      []resource.Kind{resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN, resource.KindPrefix, resource.KindIPAddress},
-		Namespaces: []string{siteNamespace(site)}}
-	for _, g := range site.PhysnetGroups {
-		sc.VLANGroups = append(sc.VLANGroups, g)
-	}
-	slices.Sort(sc.VLANGroups)
-	return sc
+// siteScope is what a site's run reads of the target.
+func siteScope(site *config.Site) scope.Scope {
+	return scope.Site(resource.NeutronOwner(site.Name), siteNamespace(site), slices.Collect(maps.Values(site.PhysnetGroups)))
 }
 
 // openRanges makes the site's Neutron segment ranges the job's target.

@@ -20,6 +20,7 @@ import (
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // BenchmarkRealNautobot100k measures ipsync against a real Nautobot 3.x,
@@ -61,7 +62,7 @@ func BenchmarkRealNautobot100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	// The owner's scope as a site's would be: its namespaces and groups.
-	scope := Scope{Owner: owner}
+	scope := scope.Scope{Owner: owner}
 	for _, o := range objs {
 		switch o.Kind() {
 		case resource.KindNamespace:

@@ -11,6 +11,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // bulkSet is 100k objects the way sites have them: 2% VLANs, 10%
@@ -85,7 +86,7 @@ func BenchmarkApplyCreate100k(b *testing.B) {
 		}
 		applied := time.Now()
 		before := srv.Requests("GET", "/api/")
-		got, err := c.List(ctx, Scope{})
+		got, err := c.List(ctx, scope.Scope{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // at places o in a spec file at line, as the spec loader does.
@@ -100,7 +101,7 @@ func TestContentTypesCheckedAtPlan(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	planProblems(t, e.c.Target(Scope{Owner: owner}), []checkCase{
+	planProblems(t, e.c.Target(scope.Scope{Owner: owner}), []checkCase{
 		{at(&resource.Prefix{Namespace: "Global", Prefix: pfx("10.1.0.0/24"), Status: "Retired"}, 3),
 			[]string{`3:5: status|status "Retired" may not be used on ipam.prefix|allowed there: Active`}},
 		{at(&resource.VLANGroup{Name: "g", Location: "r1"}, 7),
@@ -129,7 +130,7 @@ func TestRealContentTypesCheckedAtPlan(t *testing.T) {
 		rack := e.name("rack")
 		e.create(pathTags, map[string]any{"name": rack, "content_types": []string{"ipam.prefix"}})
 		ns := e.name("ns")
-		planProblems(t, e.c.Target(Scope{Owner: owner}), []checkCase{
+		planProblems(t, e.c.Target(scope.Scope{Owner: owner}), []checkCase{
 			{at(&resource.Namespace{Name: ns, Location: region}, 2), nil},
 			{at(&resource.Prefix{Namespace: ns, Prefix: pfx("10.1.0.0/24"), Status: "Retired"}, 3),
 				[]string{`3:5: status|status "Retired" may not be used on ipam.prefix|Active, Deprecated, Reserved`}},
@@ -214,7 +215,7 @@ func TestRealRepeatedLocationNames(t *testing.T) {
 			ids[parent+"/"+dup] = e.create(pathLocations, map[string]any{"name": dup, "parent": pid, "location_type": lt, "status": map[string]any{"name": "Active"}})
 			paths = append(paths, parent+"/"+dup)
 		}
-		target := e.c.Target(Scope{Owner: owner})
+		target := e.c.Target(scope.Scope{Owner: owner})
 		ns := e.name("ns")
 		planProblems(t, target, []checkCase{
 			{at(&resource.Namespace{Name: ns, Location: dup}, 4),

@@ -10,6 +10,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // seedVLANs writes n VLANs in group g through Apply.
@@ -48,7 +49,7 @@ func TestListFaults(t *testing.T) {
 			e := newEnv(t, func(c *Config) { c.PageSize = 10 }, false)
 			seedVLANs(t, e, "g", 25)
 			e.srv.Emulator().Inject(tt.fault)
-			got, err := e.c.List(context.Background(), Scope{Kinds: []resource.Kind{resource.KindVLAN}})
+			got, err := e.c.List(context.Background(), scope.Scope{Kinds: []resource.Kind{resource.KindVLAN}})
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("List: %v", err)
@@ -75,7 +76,7 @@ func TestBackoffGrows(t *testing.T) {
 	e := newEnv(t, nil, false)
 	e.c.jitter = func() float64 { return 0.5 } // the centre: no jitter
 	e.srv.Emulator().Inject(nautobottest.Fault{PathPrefix: "/api/ipam/vlans/", Times: 4, Status: 500})
-	if _, err := e.c.List(context.Background(), Scope{Kinds: []resource.Kind{resource.KindVLAN}}); err != nil {
+	if _, err := e.c.List(context.Background(), scope.Scope{Kinds: []resource.Kind{resource.KindVLAN}}); err != nil {
 		t.Fatal(err)
 	}
 	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second}
@@ -87,7 +88,7 @@ func TestBackoffGrows(t *testing.T) {
 func TestAttemptTimeoutIsRetried(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.Timeout = 50 * time.Millisecond }, false)
 	e.srv.Emulator().Inject(nautobottest.Fault{PathPrefix: "/api/ipam/vlans/", Times: 1, Latency: 2 * time.Second})
-	if _, err := e.c.List(context.Background(), Scope{Kinds: []resource.Kind{resource.KindVLAN}}); err != nil {
+	if _, err := e.c.List(context.Background(), scope.Scope{Kinds: []resource.Kind{resource.KindVLAN}}); err != nil {
 		t.Fatalf("List after one slow answer: %v", err)
 	}
 	if n := e.srv.Requests("GET", "/api/ipam/vlans/"); n != 2 {
@@ -129,7 +130,7 @@ func TestNoPartialListWhenAKindFails(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.MaxRetries = 1 }, false)
 	seedVLANs(t, e, "g", 3)
 	e.srv.Emulator().Inject(nautobottest.Fault{PathPrefix: "/api/ipam/ip-addresses/", Status: 500})
-	got, err := e.c.List(context.Background(), Scope{})
+	got, err := e.c.List(context.Background(), scope.Scope{})
 	if err == nil || got != nil {
 		t.Fatalf("List with a failing kind = %d objects, %v; want nil and an error", len(got), err)
 	}

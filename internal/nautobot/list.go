@@ -9,26 +9,11 @@ import (
 	"slices"
 
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
-// Scope is the part of Nautobot one owner reads. Empty fields mean
-// everything: all Nautobot kinds, every namespace, group and location.
-// Namespaces narrow namespaces, prefixes and IP addresses; VLANGroups
-// narrow VLAN groups and VLANs; Locations narrow namespaces, VLAN groups
-// and prefixes.
-//
-// Objects marked as Owner's (tag and owner field) are read wherever they
-// are, so that an owner always sees, and can delete, everything it made,
-// even where the narrowing no longer reaches.
-type Scope struct {
-	Kinds      []resource.Kind
-	Namespaces []string
-	VLANGroups []string
-	Locations  []string
-	Owner      resource.Owner
-}
-
-func (s Scope) kinds() ([]resource.Kind, error) {
+// kindsOf are the kinds s reads.
+func kindsOf(s scope.Scope) ([]resource.Kind, error) {
 	if len(s.Kinds) == 0 {
 		return nautobotKinds(), nil
 	}
@@ -40,10 +25,10 @@ func (s Scope) kinds() ([]resource.Kind, error) {
 	return s.Kinds, nil
 }
 
-// List reads every object in scope. It fails rather than return part of
+// List reads every object in sc. It fails rather than return part of
 // what Nautobot holds.
-func (c *Client) List(ctx context.Context, scope Scope) ([]resource.Object, error) {
-	kinds, err := scope.kinds()
+func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, error) {
+	kinds, err := kindsOf(sc)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +37,7 @@ func (c *Client) List(ctx context.Context, scope Scope) ([]resource.Object, erro
 	if err != nil {
 		return nil, fmt.Errorf("read nautobot: %w", err)
 	}
-	r := &reading{c: c, t: t, scope: scope, want: kinds, m: &mapper{l: l, ownerField: c.cfg.OwnerField, vniField: c.cfg.VNIField}}
+	r := &reading{c: c, t: t, scope: sc, want: kinds, m: &mapper{l: l, ownerField: c.cfg.OwnerField, vniField: c.cfg.VNIField}}
 	for id, tag := range l.refs[refTag] {
 		if tag.Name == c.cfg.Tag {
 			r.m.managedTag = id
@@ -73,7 +58,7 @@ func (c *Client) List(ctx context.Context, scope Scope) ([]resource.Object, erro
 type reading struct {
 	c     *Client
 	t     *tally
-	scope Scope
+	scope scope.Scope
 	want  []resource.Kind
 	m     *mapper
 
@@ -258,7 +243,7 @@ func (r *reading) objects() ([]resource.Object, error) {
 			if err != nil {
 				return nil, err
 			}
-			if (len(r.scope.VLANGroups) == 0 || slices.Contains(r.scope.VLANGroups, w.Name)) && inLocations(w.Location) || r.owned(g) {
+			if inLocations(w.Location) || r.owned(g) {
 				out = append(out, g)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // tiedList serves n objects that all tie in the list's default ordering,
@@ -132,7 +133,7 @@ func TestRealPagingWithTies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := c.List(ctx, Scope{Namespaces: nss, Kinds: []resource.Kind{resource.KindIPAddress}})
+			got, err := c.List(ctx, scope.Scope{Namespaces: nss, Kinds: []resource.Kind{resource.KindIPAddress}})
 			if err != nil {
 				t.Fatalf("page size %d: %v", size, err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // TestRealApplyRoundTrip writes every kind to real servers, reads it
@@ -48,7 +49,7 @@ func TestRealApplyRoundTrip(t *testing.T) {
 					&resource.IPAddress{M: meta(), Namespace: ns, Address: pfx("2001:db8::5/64"), Status: "Active"},
 					&resource.ASN{M: meta(), ASN: 4200000000 + uint32(asn%90000000), Status: "Active", Description: "site a"},
 				}
-				scope := Scope{Owner: owner, Namespaces: []string{ns}, VLANGroups: []string{g1, g2}}
+				scope := scope.Scope{Owner: owner, Namespaces: []string{ns}, VLANGroups: []string{g1, g2}}
 				if _, err := e.c.Apply(ctx, creates(desired...)); err != nil {
 					t.Fatalf("Apply: %v", err)
 				}

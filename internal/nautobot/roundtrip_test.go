@@ -9,6 +9,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 func desiredSet(t *testing.T) []resource.Object {
@@ -50,7 +51,7 @@ func applyThenListRoundTrips(t *testing.T, srv *nbtest.Server) {
 	if got, want := res.Written, len(desired); got != want {
 		t.Errorf("Apply wrote %d objects, want %d (%v)", got, want, res.Counts)
 	}
-	current, err := e.c.List(ctx, Scope{})
+	current, err := e.c.List(ctx, scope.Scope{})
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}
@@ -75,7 +76,7 @@ func updateAdoptDelete(t *testing.T, srv *nbtest.Server) {
 	}
 	// Someone else's namespace, unmarked, that the owner adopts.
 	e.srv.Seed(t, nautobottest.SeedData{Namespaces: []string{"handmade"}})
-	current, err := e.c.List(ctx, Scope{})
+	current, err := e.c.List(ctx, scope.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func updateAdoptDelete(t *testing.T, srv *nbtest.Server) {
 			t.Errorf("%s: wrote %d, want %d", a, got, n)
 		}
 	}
-	after, err := e.c.List(ctx, Scope{})
+	after, err := e.c.List(ctx, scope.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // integrityError is how Nautobot answers a bulk write whose items clash
@@ -165,7 +166,7 @@ func TestServerErrorOnBulkUpdate(t *testing.T) {
 	e := newEnv(t, nil, false)
 	ctx := context.Background()
 	seedVLANs(t, e, "g", 10)
-	current, err := e.c.List(ctx, Scope{Kinds: []resource.Kind{resource.KindVLAN}})
+	current, err := e.c.List(ctx, scope.Scope{Kinds: []resource.Kind{resource.KindVLAN}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func TestRealServerErrorIsolated(t *testing.T) {
 			}
 		}
 
-		current, err := e.c.List(ctx, Scope{VLANGroups: []string{group}, Kinds: []resource.Kind{resource.KindVLAN}})
+		current, err := e.c.List(ctx, scope.Scope{VLANGroups: []string{group}, Kinds: []resource.Kind{resource.KindVLAN}})
 		if err != nil {
 			t.Fatal(err)
 		}

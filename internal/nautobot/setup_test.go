@@ -13,6 +13,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 func TestBootstrapIsIdempotent(t *testing.T) {
@@ -107,9 +108,9 @@ func names(t *testing.T, srv *nbtest.Server) {
 	}
 }
 
-func TestScope(t *testing.T) { nbtest.Each(t, scope) }
+func TestScope(t *testing.T) { nbtest.Each(t, readScope) }
 
-func scope(t *testing.T, srv *nbtest.Server) {
+func readScope(t *testing.T, srv *nbtest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	objs := []resource.Object{
@@ -125,7 +126,7 @@ func scope(t *testing.T, srv *nbtest.Server) {
 	if _, err := e.c.Apply(ctx, creates(objs...)); err != nil {
 		t.Fatal(err)
 	}
-	keys := func(s Scope) []string {
+	keys := func(s scope.Scope) []string {
 		got, err := e.c.List(ctx, s)
 		if err != nil {
 			t.Fatalf("List(%+v): %v", s, err)
@@ -140,34 +141,36 @@ func scope(t *testing.T, srv *nbtest.Server) {
 		return out
 	}
 	tests := []struct {
-		scope Scope
+		scope scope.Scope
 		want  string
 	}{
-		{Scope{Namespaces: []string{"a"}, Kinds: []resource.Kind{resource.KindNamespace, resource.KindPrefix, resource.KindIPAddress}},
+		{scope.Scope{Namespaces: []string{"a"}, Kinds: []resource.Kind{resource.KindNamespace, resource.KindPrefix, resource.KindIPAddress}},
 			"ip_address a/10.0.0.1,namespace a,prefix a/10.0.0.0/24"},
-		{Scope{VLANGroups: []string{"gb"}, Kinds: []resource.Kind{resource.KindVLANGroup, resource.KindVLAN}}, "vlan gb/1,vlan_group gb"},
-		{Scope{Namespaces: []string{"nowhere"}, Kinds: []resource.Kind{resource.KindPrefix}}, ""},
-		{Scope{Locations: []string{"a12"}, Kinds: []resource.Kind{resource.KindNamespace, resource.KindPrefix}}, "namespace b,prefix b/10.0.0.0/24"},
+		// Every VLAN group is read: a site's physical network not in its
+		// physnet_groups maps to the group of its own name.
+		{scope.Scope{VLANGroups: []string{"gb"}, Kinds: []resource.Kind{resource.KindVLANGroup, resource.KindVLAN}}, "vlan gb/1,vlan_group ga,vlan_group gb"},
+		{scope.Scope{Namespaces: []string{"nowhere"}, Kinds: []resource.Kind{resource.KindPrefix}}, ""},
+		{scope.Scope{Locations: []string{"a12"}, Kinds: []resource.Kind{resource.KindNamespace, resource.KindPrefix}}, "namespace b,prefix b/10.0.0.0/24"},
 		// An owner sees what it marked outside the narrowing, and only that.
-		{Scope{VLANGroups: []string{"ga"}, Owner: owner, Kinds: []resource.Kind{resource.KindVLANGroup, resource.KindVLAN}},
+		{scope.Scope{VLANGroups: []string{"ga"}, Owner: owner, Kinds: []resource.Kind{resource.KindVLANGroup, resource.KindVLAN}},
 			"vlan ga/1,vlan gb/1,vlan_group ga,vlan_group gb"},
-		{Scope{VLANGroups: []string{"ga"}, Owner: "static:other", Kinds: []resource.Kind{resource.KindVLANGroup, resource.KindVLAN}},
-			"vlan ga/1,vlan_group ga"},
-		{Scope{Namespaces: []string{"nowhere"}, Owner: owner, Kinds: []resource.Kind{resource.KindIPAddress}},
+		{scope.Scope{VLANGroups: []string{"ga"}, Owner: "static:other", Kinds: []resource.Kind{resource.KindVLANGroup, resource.KindVLAN}},
+			"vlan ga/1,vlan_group ga,vlan_group gb"},
+		{scope.Scope{Namespaces: []string{"nowhere"}, Owner: owner, Kinds: []resource.Kind{resource.KindIPAddress}},
 			"ip_address a/10.0.0.1,ip_address b/10.0.0.1"},
 		// The prefix's VLAN is outside the scope's kinds and still named.
-		{Scope{Namespaces: []string{"a"}, Kinds: []resource.Kind{resource.KindPrefix}}, "prefix a/10.0.0.0/24"},
+		{scope.Scope{Namespaces: []string{"a"}, Kinds: []resource.Kind{resource.KindPrefix}}, "prefix a/10.0.0.0/24"},
 	}
 	for _, tt := range tests {
 		if got := strings.Join(keys(tt.scope), ","); got != tt.want {
 			t.Errorf("List(%+v) = %s, want %s", tt.scope, got, tt.want)
 		}
 	}
-	got, _ := e.c.List(ctx, Scope{Namespaces: []string{"a"}, Kinds: []resource.Kind{resource.KindPrefix}})
+	got, _ := e.c.List(ctx, scope.Scope{Namespaces: []string{"a"}, Kinds: []resource.Kind{resource.KindPrefix}})
 	if p := got[0].(*resource.Prefix); p.VLAN != "gb/1" {
 		t.Errorf("prefix VLAN = %q, want gb/1 resolved outside the scope", p.VLAN)
 	}
-	if _, err := e.c.List(ctx, Scope{Kinds: []resource.Kind{resource.KindSegmentRange}}); err == nil {
+	if _, err := e.c.List(ctx, scope.Scope{Kinds: []resource.Kind{resource.KindSegmentRange}}); err == nil {
 		t.Errorf("List of segment ranges succeeded")
 	}
 }
@@ -182,7 +185,7 @@ func unmarkedObjectsHaveNoOwner(t *testing.T, srv *nbtest.Server) {
 	}
 	// Someone strips the tag by hand; the custom field alone is no marker.
 	id := e.srv.Objects(t, "ipam.namespace")[1]["id"].(string)
-	cur, _ := e.c.List(ctx, Scope{Kinds: []resource.Kind{resource.KindNamespace}})
+	cur, _ := e.c.List(ctx, scope.Scope{Kinds: []resource.Kind{resource.KindNamespace}})
 	ns := byKey(cur)[resource.Key{Kind: resource.KindNamespace, Name: "n"}]
 	if ns.Meta().ID != id {
 		t.Fatalf("namespace n has id %s, want %s", ns.Meta().ID, id)
@@ -192,7 +195,7 @@ func unmarkedObjectsHaveNoOwner(t *testing.T, srv *nbtest.Server) {
 		t.Fatal(err)
 	}
 	stripTags(t, e, id)
-	cur, _ = e.c.List(ctx, Scope{Kinds: []resource.Kind{resource.KindNamespace}})
+	cur, _ = e.c.List(ctx, scope.Scope{Kinds: []resource.Kind{resource.KindNamespace}})
 	if o := byKey(cur)[ns.Key()].Meta().Owner; o != "" {
 		t.Errorf("owner of an untagged object = %q, want none", o)
 	}
@@ -234,7 +237,7 @@ func TestTokenIsNeverLogged(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.Inject(nautobottest.Fault{Status: 503})
-	_, err = c.List(context.Background(), Scope{})
+	_, err = c.List(context.Background(), scope.Scope{})
 	if err == nil {
 		t.Fatal("List against a failing server succeeded")
 	}
@@ -269,7 +272,7 @@ func TestLocationsOnEveryLine(t *testing.T) {
 			if _, err := e.c.Apply(context.Background(), creates(p)); err != nil {
 				t.Fatalf("server %s api %q: %v", version, api, err)
 			}
-			got, err := e.c.List(context.Background(), Scope{Kinds: []resource.Kind{resource.KindPrefix}})
+			got, err := e.c.List(context.Background(), scope.Scope{Kinds: []resource.Kind{resource.KindPrefix}})
 			if err != nil {
 				t.Fatalf("server %s api %q: %v", version, api, err)
 			}

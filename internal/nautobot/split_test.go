@@ -9,6 +9,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // TestBadObjectIsIsolated sends 250 objects of which one is refused: the
@@ -68,7 +69,7 @@ func badUpdateIsolatedByBisection(t *testing.T, srv *nbtest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	seedVLANs(t, e, "g", 250)
-	current, err := e.c.List(ctx, Scope{Kinds: []resource.Kind{resource.KindVLAN}})
+	current, err := e.c.List(ctx, scope.Scope{Kinds: []resource.Kind{resource.KindVLAN}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func updateOfDeletedObject(t *testing.T, srv *nbtest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	seedVLANs(t, e, "g", 2)
-	current, _ := e.c.List(ctx, Scope{Kinds: []resource.Kind{resource.KindVLAN}})
+	current, _ := e.c.List(ctx, scope.Scope{Kinds: []resource.Kind{resource.KindVLAN}})
 	var changes []plan.Change
 	for _, c := range current {
 		d := resource.Clone(c).(*resource.VLAN)
@@ -126,7 +127,7 @@ func deleteInUseIsRefused(t *testing.T, srv *nbtest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	seedVLANs(t, e, "g", 1)
-	current, _ := e.c.List(ctx, Scope{Kinds: []resource.Kind{resource.KindVLANGroup}})
+	current, _ := e.c.List(ctx, scope.Scope{Kinds: []resource.Kind{resource.KindVLANGroup}})
 	res, err := e.c.Apply(ctx, []plan.Change{remove(byKey(current)[resource.Key{Kind: resource.KindVLANGroup, Name: "g"}])})
 	if err == nil || len(res.Errors) != 1 || !strings.HasPrefix(res.Errors[0].Message, "Unable to delete object. 1 dependent objects were found") {
 		t.Errorf("delete of a group in use: %v %v", err, res.Errors)

@@ -5,17 +5,18 @@ import (
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
-// Target is a client narrowed to one owner's scope, in the shape the
-// reconcile flow drives targets with.
+// Target is a client reading one owner's scope, in the shape the reconcile
+// flow drives targets with.
 type Target struct {
 	c     *Client
-	scope Scope
+	scope scope.Scope
 }
 
-// Target returns the client as a target reading scope.
-func (c *Client) Target(scope Scope) *Target { return &Target{c: c, scope: scope} }
+// Target returns the client as a target reading sc.
+func (c *Client) Target(sc scope.Scope) *Target { return &Target{c: c, scope: sc} }
 
 // List reads the objects in scope.
 func (t *Target) List(ctx context.Context) ([]resource.Object, error) { return t.c.List(ctx, t.scope) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 func TestParseServerVersion(t *testing.T) {
@@ -55,7 +56,7 @@ func TestServerVersion(t *testing.T) {
 			e := newEnv(t, func(c *Config) { c.APIVersion = tt.pin }, true, nautobottest.WithVersion(tt.server))
 			spy := &acceptSpy{next: e.srv.Client().Transport}
 			e.c.http = &http.Client{Transport: spy}
-			_, err := e.c.List(context.Background(), Scope{Kinds: []resource.Kind{resource.KindNamespace}})
+			_, err := e.c.List(context.Background(), scope.Scope{Kinds: []resource.Kind{resource.KindNamespace}})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("List = %v, want an error with %q", err, tt.wantErr)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"strconv"
 
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -42,18 +41,63 @@ const DeviceOwnerDHCP = "network:dhcp"
 // order and then by key. It is pure and deterministic: the same snapshot in
 // any record order gives the same objects and report.
 func Map(s *Snapshot, cfg MapConfig) ([]resource.Object, Report) {
+	m := newMapper(s, cfg)
+	return sortObjects(m.objs), m.report
+}
+
+// Footprint is every object the records of the networks ids map to in any
+// of snaps (a site before and after a change), kept or dropped as a
+// duplicate. Names and duplicates are decided over the whole snapshot, so
+// this is the part of Map(snap, cfg) those networks account for, not what
+// they would map to alone. With a namespace per network, the networks
+// named like one of ids in any snapshot are in it too: whether a name is
+// unique decides their namespace.
+func Footprint(cfg MapConfig, ids []string, snaps ...*Snapshot) map[resource.Identity]bool {
+	in := map[string]bool{}
+	for _, id := range ids {
+		in[id] = true
+	}
+	if cfg.NamespacePerNetwork {
+		names := map[string]bool{}
+		for _, s := range snaps {
+			for _, n := range s.Networks {
+				if in[n.ID] && n.Name != "" {
+					names[n.Name] = true
+				}
+			}
+		}
+		for _, s := range snaps {
+			for _, n := range s.Networks {
+				in[n.ID] = in[n.ID] || names[n.Name]
+			}
+		}
+	}
+	out := map[resource.Identity]bool{}
+	for _, s := range snaps {
+		m := newMapper(s, cfg)
+		for id := range in {
+			for _, o := range m.origins[id] {
+				out[o] = true
+			}
+		}
+	}
+	return out
+}
+
+func newMapper(s *Snapshot, cfg MapConfig) *mapper {
 	if cfg.Namespace == "" {
 		cfg.Namespace = cfg.Site
 	}
 	if cfg.Status == "" {
 		cfg.Status = DefaultStatus
 	}
-	m := &mapper{cfg: cfg, owner: resource.NeutronOwner(cfg.Site), seen: map[resource.Identity]string{}}
+	m := &mapper{cfg: cfg, owner: resource.NeutronOwner(cfg.Site), seen: map[resource.Identity]string{},
+		origins: map[string][]resource.Identity{}, vlanNames: map[string]bool{}}
 	m.mapNetworks(s)
 	m.mapSubnets(s.Subnets)
 	m.mapPorts(s.Ports)
 	m.reportUnused()
-	return sortObjects(m.objs), m.report
+	return m
 }
 
 // sortObjects orders objects by kind, then key, building each key once.
@@ -80,6 +124,11 @@ type mapper struct {
 	objs   []resource.Object
 	seen   map[resource.Identity]string // object -> Neutron id of the record it came from
 	report Report
+	// origins are the objects each network's records map to, duplicates
+	// included.
+	origins map[string][]resource.Identity
+	// vlanNames are the "group/name" pairs taken.
+	vlanNames map[string]bool
 
 	nets    map[string]*netInfo
 	order   []*netInfo // nets by id, for a stable leak report
@@ -108,9 +157,11 @@ type subnetInfo struct {
 
 func (m *mapper) meta() resource.Meta { return resource.Meta{Owner: m.owner} }
 
-// add keeps o unless an object with its identity is already kept.
-func (m *mapper) add(o resource.Object, neutronID string) {
+// add keeps o, which network's record neutronID maps to, unless an object
+// with its identity is already kept.
+func (m *mapper) add(o resource.Object, network, neutronID string) {
 	id := o.Identity()
+	m.origins[network] = append(m.origins[network], id)
 	if kept, ok := m.seen[id]; ok {
 		m.report.Duplicates = append(m.report.Duplicates, Duplicate{Key: o.Key(), Kept: kept, Dropped: neutronID})
 		return
@@ -149,7 +200,7 @@ func (m *mapper) mapNetworks(s *Snapshot) {
 		ni := &netInfo{net: n, namespace: m.cfg.Namespace}
 		if m.cfg.NamespacePerNetwork {
 			ni.namespace = m.cfg.Namespace + "/" + label
-			m.add(&resource.Namespace{M: m.meta(), Name: ni.namespace, Description: "Neutron network " + n.ID}, n.ID)
+			m.add(&resource.Namespace{M: m.meta(), Name: ni.namespace, Description: "Neutron network " + n.ID}, n.ID, n.ID)
 		}
 		m.nets[n.ID] = ni
 		m.order = append(m.order, ni)
@@ -170,25 +221,37 @@ func (m *mapper) mapNetworks(s *Snapshot) {
 				ni.tunnels = append(ni.tunnels, sg)
 			}
 		}
-		display := n.Name
-		if display == "" {
-			display = n.ID
-		}
-		for i, si := range ni.vlans {
-			name := display
-			if len(ni.vlans) > 1 { // names must stay unique in each group
-				suffix := si.seg.Name
-				if suffix == "" {
-					suffix = strconv.Itoa(i + 1)
-				}
-				name += "-" + suffix
-			}
-			m.mapVLAN(ni, si, name)
+		for _, si := range ni.vlans {
+			m.mapVLAN(ni, si)
 		}
 	}
 }
 
-func (m *mapper) mapVLAN(ni *netInfo, si *segInfo, name string) {
+// vlanName is a VLAN's name: unique in its group, as Nautobot requires, and
+// stable. Networks named alike ("private" in every project) share physical
+// networks, and a routed network has a segment per group, so the network's
+// name carries a suffix from the segment's id (the network's id for a
+// network without segment records), which neither a new network nor a new
+// segment changes. Only two such suffixes alike in one group fall back to
+// the whole id. A network without a name is named by its id.
+func (m *mapper) vlanName(group string, n Network, recordID string) string {
+	const maxName, suffixLen = 64, 8
+	name := recordID
+	if n.Name != "" {
+		base := n.Name
+		if r := []rune(base); len(r) > maxName-suffixLen-1 {
+			base = string(r[:maxName-suffixLen-1])
+		}
+		name = base + "-" + recordID[:min(suffixLen, len(recordID))]
+		if m.vlanNames[group+"/"+name] {
+			name = base + "-" + recordID
+		}
+	}
+	m.vlanNames[group+"/"+name] = true
+	return name
+}
+
+func (m *mapper) mapVLAN(ni *netInfo, si *segInfo) {
 	sg := si.seg
 	recordID := cmp.Or(sg.ID, ni.net.ID)
 	if sg.SegmentationID < 1 || sg.SegmentationID > 4094 {
@@ -200,8 +263,11 @@ func (m *mapper) mapVLAN(ni *netInfo, si *segInfo, name string) {
 		m.report.UnknownGroups = append(m.report.UnknownGroups, UnknownGroup{SegmentRef: ref(ni, sg), Group: group})
 		return
 	}
-	v := &resource.VLAN{M: m.meta(), Group: group, VID: uint16(sg.SegmentationID), Name: name, Status: m.cfg.Status}
-	m.add(v, recordID)
+	v := &resource.VLAN{M: m.meta(), Group: group, VID: uint16(sg.SegmentationID), Status: m.cfg.Status}
+	if _, taken := m.seen[v.Identity()]; !taken {
+		v.Name = m.vlanName(group, ni.net, recordID)
+	}
+	m.add(v, ni.net.ID, recordID)
 	// A duplicate VLAN still exists under the same key, so prefixes may
 	// refer to it.
 	si.vlan = resource.VLANKey(group, v.VID)
@@ -238,7 +304,7 @@ func (m *mapper) mapSubnets(subnets []Subnet) {
 			VNI:         ni.vniOf(sn.SegmentID),
 			Tenant:      m.cfg.TenantByProject[sn.ProjectID],
 			Description: sn.Name,
-		}, sn.ID)
+		}, sn.NetworkID, sn.ID)
 	}
 }
 
@@ -314,7 +380,7 @@ func (m *mapper) mapIP(p Port, f FixedIP) {
 		Status:      m.cfg.Status,
 		DNSName:     p.DNSName,
 		Description: cmp.Or(p.Name, p.DeviceOwner),
-	}, p.ID)
+	}, p.NetworkID, p.ID)
 }
 
 func (ni *netInfo) use(segmentID string) {

@@ -5,9 +5,11 @@ import "github.com/ipsync/ipsync/internal/resource"
 // Report is what Map found worth telling an operator besides the objects.
 type Report struct {
 	// UnknownGroups are VLAN segments whose physical network maps to a VLAN
-	// group the target does not have; their VLANs were skipped.
+	// group the target does not have; their VLANs were skipped, their
+	// subnets' prefixes and IPs were not.
 	UnknownGroups []UnknownGroup `json:"unknown_groups,omitempty"`
-	// UnusedSegments are VLAN segments no port uses: likely leaks.
+	// UnusedSegments are VLAN segments no port uses: likely leaks. Their
+	// VLANs are mapped all the same, since Neutron holds their VIDs.
 	UnusedSegments []SegmentRef `json:"unused_segments,omitempty"`
 	// Duplicates are Neutron records that map to an object another record
 	// already mapped to; the first by Neutron id is kept.

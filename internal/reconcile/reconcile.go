@@ -7,11 +7,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // Target is what reconcile needs of a target: read the owner's scope, write
@@ -51,28 +53,50 @@ type Result struct {
 	Problems []Problem
 }
 
+// addProblems adds the problems not yet refused: a saved plan, checked
+// again, already carries those found when it was made.
 func (r *Result) addProblems(ps ...Problem) {
-	r.Problems = append(r.Problems, ps...)
 	for _, p := range ps {
+		if slices.Contains(r.Plan.Refusals, p.String()) {
+			continue
+		}
+		r.Problems = append(r.Problems, p)
 		r.Plan.Refusals = append(r.Plan.Refusals, p.String())
 	}
 }
 
+// Desired yields the owner's objects. It sees the target's current state,
+// because a site's mapping depends on which VLAN groups the target has.
+type Desired func(ctx context.Context, current []resource.Object) ([]resource.Object, error)
+
 // Plan reads the target and plans desired against it. A failed read is an
 // error, never an empty current state: that would turn into deletes.
 func Plan(ctx context.Context, desired []resource.Object, t Target, policy plan.Policy) (*Result, error) {
-	current, names, err := Read(ctx, t)
+	return Make(ctx, t, func(context.Context, []resource.Object) ([]resource.Object, error) { return desired, nil }, policy, scope.Scope{})
+}
+
+// Make is the one read -> plan -> check path of the CLI and the site sync:
+// read the target, get the desired objects, plan them within sc (sc.Only
+// narrows the plan, not the references it checks), and check the whole
+// plan's references and the target's own rules. Errors of desired are
+// returned as they are, so the caller can tell which side failed.
+func Make(ctx context.Context, t Target, desired Desired, policy plan.Policy, sc scope.Scope) (*Result, error) {
+	current, names, err := read(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	r := Build(desired, current, names, policy)
+	want, err := desired(ctx, current)
+	if err != nil {
+		return nil, err
+	}
+	r := build(want, current, names, policy, sc)
 	r.CheckTarget(t)
 	return r, nil
 }
 
-// Read reads the target's objects and, where the target has them, the names
+// read reads the target's objects and, where the target has them, the names
 // of the kinds it owns.
-func Read(ctx context.Context, t Target) ([]resource.Object, map[resource.Kind]map[string]bool, error) {
+func read(ctx context.Context, t Target) ([]resource.Object, map[resource.Kind]map[string]bool, error) {
 	current, err := t.List(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read target: %w", err)
@@ -86,9 +110,23 @@ func Read(ctx context.Context, t Target) ([]resource.Object, map[resource.Kind]m
 	return current, names, nil
 }
 
-// Build plans desired against a current state already read.
-func Build(desired, current []resource.Object, names map[resource.Kind]map[string]bool, policy plan.Policy) *Result {
-	p := plan.Make(desired, current, policy)
+// build plans the desired objects sc plans against the current ones it
+// plans. References resolve against everything: an object outside the
+// plan still exists. The mass-delete guard measures against all the
+// owner's objects.
+func build(desired, current []resource.Object, names map[resource.Kind]map[string]bool, policy plan.Policy, sc scope.Scope) *Result {
+	if sc.Only != nil {
+		owned := 0
+		for _, c := range current {
+			if c.Meta().Owner == policy.Owner {
+				owned++
+			}
+		}
+		policy.OwnedTotal = owned
+		desired = slices.DeleteFunc(slices.Clone(desired), func(o resource.Object) bool { return !sc.Plans(o) })
+	}
+	part := slices.DeleteFunc(slices.Clone(current), func(o resource.Object) bool { return !sc.Plans(o) })
+	p := plan.Make(desired, part, policy)
 	r := &Result{Plan: p, Current: current}
 	r.addProblems(References(p, desired, current, names)...)
 	return r
@@ -154,14 +192,24 @@ func (r *Result) Apply(ctx context.Context, t Target) (int, error) {
 	return t.Apply(ctx, writes)
 }
 
-// Saved re-checks a plan made earlier against the target as it is now. The
-// result refuses to apply if any object the plan touches moved since.
+// Saved re-checks a plan made earlier against the target as it is now, as
+// a fresh plan is checked: it refuses to apply if any object the plan
+// touches moved since, if a reference no longer resolves, or if the target
+// cannot hold an object it writes. The refusals it was saved with stay.
 func Saved(ctx context.Context, saved *plan.Plan, t Target) (*Result, error) {
-	current, err := t.List(ctx)
+	current, names, err := read(ctx, t)
 	if err != nil {
-		return nil, fmt.Errorf("read target: %w", err)
+		return nil, err
 	}
 	r := &Result{Plan: saved, Current: current}
+	var desired []resource.Object
+	for _, c := range saved.Changes {
+		if c.Desired != nil && c.Action.Writes() {
+			desired = append(desired, c.Desired)
+		}
+	}
+	r.addProblems(References(saved, desired, current, names)...)
+	r.CheckTarget(t)
 	if moved := Stale(saved, current); len(moved) > 0 {
 		r.Plan.Refusals = append(r.Plan.Refusals, fmt.Sprintf("the target changed since the plan was made (%s moved); make a new plan:\n    %s",
 			plural.Of(len(moved), "object"), strings.Join(moved, "\n    ")))

@@ -12,10 +12,10 @@ func Leaks(r neutron.Report) []drift.Leak {
 	var out []drift.Leak
 	for _, u := range r.UnknownGroups {
 		out = append(out, drift.Leak{Kind: "segment", Key: segmentKey(u.SegmentRef),
-			Message: fmt.Sprintf("physical network %q maps to VLAN group %q, which Nautobot does not have; its VLAN was not synced", u.PhysicalNetwork, u.Group)})
+			Message: fmt.Sprintf("physical network %q maps to VLAN group %q, which Nautobot does not have: its VLAN is not synced, its subnets' prefixes and IPs are, without a VLAN (create the group, or map the physical network in physnet_groups)", u.PhysicalNetwork, u.Group)})
 	}
 	for _, u := range r.UnusedSegments {
-		out = append(out, drift.Leak{Kind: "segment", Key: segmentKey(u), Message: "VLAN segment with no ports (a leaked tenant network?)"})
+		out = append(out, drift.Leak{Kind: "segment", Key: segmentKey(u), Message: "VLAN segment with no ports (a leaked tenant network?): its VLAN is synced, since Neutron holds its VID either way"})
 	}
 	for _, d := range r.Duplicates {
 		out = append(out, drift.Leak{Kind: string(d.Key.Kind), Key: d.Key.Name, Message: fmt.Sprintf("two Neutron records map to this object: kept %s, dropped %s", d.Kept, d.Dropped)})

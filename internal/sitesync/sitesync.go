@@ -1,20 +1,21 @@
 // Package sitesync syncs one site's Neutron into the target: in full, or
-// narrowed to the networks that Neutron's notifications named. It is the
-// agent's Syncer.
+// narrowed to the networks that Neutron's notifications named. A narrowed
+// sync writes exactly what a full sync of the same Neutron state would
+// write for those networks, and nothing else.
 package sitesync
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
-	"github.com/ipsync/ipsync/internal/agent"
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // Source reads a site's Neutron, whole or by network.
@@ -31,8 +32,30 @@ type Config struct {
 	DryRun bool
 }
 
-// Syncer keeps the last Neutron snapshot so that a narrowed sync knows what
-// the named networks mapped to before (their objects may now be gone).
+// Networks asks for a sync narrowed to these Neutron networks; empty asks
+// for a full sync.
+type Networks []string
+
+// Outcome is what one sync did. A nil Plan means nothing was concluded for
+// the whole site: a side could not be read, or the sync was narrowed.
+type Outcome struct {
+	Plan   *plan.Plan
+	Writes int
+	Drift  drift.Owner
+}
+
+// UnreachableError is a sync that could not read a side ("neutron",
+// "nautobot"); nothing was planned, so nothing was deleted.
+type UnreachableError struct {
+	Side string
+	Err  error
+}
+
+func (e *UnreachableError) Error() string { return e.Side + " unreachable: " + e.Err.Error() }
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Syncer keeps the last Neutron snapshot: a narrowed sync maps it, patched
+// with the named networks as Neutron has them now, in whole.
 type Syncer struct {
 	cfg    Config
 	source Source
@@ -47,78 +70,63 @@ func New(cfg Config, source Source, target reconcile.Target) *Syncer {
 	return &Syncer{cfg: cfg, source: source, target: target}
 }
 
-// Sync implements agent.Syncer.
-func (s *Syncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcome, error) {
+// Sync reads both sides, plans and writes. With no networks named, or
+// before the first full sync, it syncs the whole site.
+//
+// A narrowed sync maps the whole site, the last snapshot with the named
+// networks read anew, because names, namespaces and which of two records
+// claiming one object wins are decided across the site. Its plan covers
+// the objects the named networks account for now or did before; an object
+// the whole mapping still produces is updated to its winner, never
+// deleted, and no other network's objects are touched.
+func (s *Syncer) Sync(ctx context.Context, nets Networks) (Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	current, names, err := reconcile.Read(ctx, s.target)
+	var snap *neutron.Snapshot
+	sc := scope.Scope{}
+	if len(nets) > 0 && s.last != nil {
+		fresh, err := s.source.ReadNetworks(ctx, nets)
+		if err != nil {
+			return Outcome{}, &UnreachableError{Side: "neutron", Err: err}
+		}
+		snap = replace(s.last, nets, fresh)
+		// Without the target's groups the footprint may hold VLANs of
+		// groups it lacks: more than needed, never less.
+		sc.Only = neutron.Footprint(s.cfg.Map, nets, s.last, snap)
+	}
+	var report neutron.Report
+	desired := func(ctx context.Context, current []resource.Object) ([]resource.Object, error) {
+		if snap == nil {
+			var err error
+			if snap, err = s.source.Read(ctx); err != nil {
+				return nil, &UnreachableError{Side: "neutron", Err: err}
+			}
+		}
+		mc := s.cfg.Map
+		mc.KnownGroups = KnownGroups(current)
+		objs, r := neutron.Map(snap, mc)
+		report = r
+		return objs, nil
+	}
+	r, err := reconcile.Make(ctx, s.target, desired, s.cfg.Policy, sc)
 	if err != nil {
-		return agent.Outcome{}, agent.Unreachable("nautobot", err)
+		if _, ok := errors.AsType[*UnreachableError](err); ok {
+			return Outcome{}, err
+		}
+		return Outcome{}, &UnreachableError{Side: "nautobot", Err: err}
 	}
-	mc := s.cfg.Map
-	mc.KnownGroups = KnownGroups(current)
-
-	if t == nil || t.Full || len(t.NetworkIDs) == 0 || s.last == nil {
-		return s.full(ctx, mc, current, names)
-	}
-	return s.narrow(ctx, mc, t.NetworkIDs, current, names)
-}
-
-func (s *Syncer) full(ctx context.Context, mc neutron.MapConfig, current []resource.Object, names map[resource.Kind]map[string]bool) (agent.Outcome, error) {
-	snap, err := s.source.Read(ctx)
-	if err != nil {
-		return agent.Outcome{}, agent.Unreachable("neutron", err)
-	}
-	desired, report := neutron.Map(snap, mc)
-	r := reconcile.Build(desired, current, names, s.cfg.Policy)
-	r.CheckTarget(s.target)
 	out, err := s.apply(ctx, r, report)
 	if err == nil {
 		s.last = snap
 	}
+	if sc.Only != nil {
+		out.Plan = nil // a part of the site: the agent keeps the full drift it has
+	}
 	return out, err
 }
 
-// narrow re-reads only the named networks. Its plan covers the objects those
-// networks map to now and mapped to at the last read, so a network, subnet
-// or port deleted in Neutron is deleted in the target, and nothing else is
-// touched.
-func (s *Syncer) narrow(ctx context.Context, mc neutron.MapConfig, ids []string, current []resource.Object, names map[resource.Kind]map[string]bool) (agent.Outcome, error) {
-	fresh, err := s.source.ReadNetworks(ctx, ids)
-	if err != nil {
-		return agent.Outcome{}, agent.Unreachable("neutron", err)
-	}
-	before, _ := neutron.Map(only(s.last, ids), mc)
-	desired, report := neutron.Map(fresh, mc)
-
-	footprint := map[resource.Identity]bool{}
-	for _, o := range slices.Concat(before, desired) {
-		footprint[o.Identity()] = true
-	}
-	policy := s.cfg.Policy
-	part := make([]resource.Object, 0, len(footprint))
-	for _, c := range current {
-		if c.Meta().Owner == policy.Owner {
-			policy.OwnedTotal++
-		}
-		if footprint[c.Identity()] || referable(c.Kind()) {
-			part = append(part, c)
-		}
-	}
-	// Namespaces and VLAN groups are in part for references only: the site
-	// owns none, so they never turn into deletes.
-	r := reconcile.Build(desired, part, names, policy)
-	r.CheckTarget(s.target)
-	out, err := s.apply(ctx, r, report)
-	if err == nil {
-		s.last = replace(s.last, ids, fresh)
-	}
-	out.Plan = nil // a part of the site: the agent keeps the full drift it has
-	return out, err
-}
-
-func (s *Syncer) apply(ctx context.Context, r *reconcile.Result, report neutron.Report) (agent.Outcome, error) {
-	out := agent.Outcome{Plan: r.Plan, Drift: drift.FromPlan(r.Plan, Leaks(report))}
+func (s *Syncer) apply(ctx context.Context, r *reconcile.Result, report neutron.Report) (Outcome, error) {
+	out := Outcome{Plan: r.Plan, Drift: drift.FromPlan(r.Plan, Leaks(report))}
 	if s.cfg.DryRun {
 		return out, nil
 	}
@@ -130,10 +138,6 @@ func (s *Syncer) apply(ctx context.Context, r *reconcile.Result, report neutron.
 	// Everything planned was written: what remains is the leaks.
 	out.Drift.Items = []drift.Item{}
 	return out, nil
-}
-
-func referable(k resource.Kind) bool {
-	return k == resource.KindNamespace || k == resource.KindVLANGroup
 }
 
 // KnownGroups are the names of the VLAN groups in current.

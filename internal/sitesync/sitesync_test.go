@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/agent"
 	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
@@ -93,7 +93,7 @@ func TestFullThenNarrowed(t *testing.T) {
 
 	// n1 is deleted in Neutron; the notification names it.
 	src.snap = snapshot("n2")
-	out, err = s.Sync(ctx, &agent.Trigger{NetworkIDs: []string{"n1"}})
+	out, err = s.Sync(ctx, Networks{"n1"})
 	if err != nil {
 		t.Fatalf("narrowed sync: %v", err)
 	}
@@ -109,7 +109,7 @@ func TestFullThenNarrowed(t *testing.T) {
 	}
 
 	// A narrowed sync of an unchanged network writes nothing.
-	if out, err := s.Sync(ctx, &agent.Trigger{NetworkIDs: []string{"n2"}}); err != nil || out.Writes != 0 {
+	if out, err := s.Sync(ctx, Networks{"n2"}); err != nil || out.Writes != 0 {
 		t.Errorf("unchanged narrowed sync = %d writes, %v", out.Writes, err)
 	}
 }
@@ -126,7 +126,7 @@ func TestUnreachableSidesDeleteNothing(t *testing.T) {
 	before := keys(t, store, owner)
 	src.err = errors.New("connection refused")
 	_, err := s.Sync(ctx, nil)
-	var ue *agent.UnreachableError
+	var ue *UnreachableError
 	if !errors.As(err, &ue) || ue.Side != "neutron" {
 		t.Errorf("Sync with Neutron down = %v, want neutron unreachable", err)
 	}
@@ -135,16 +135,50 @@ func TestUnreachableSidesDeleteNothing(t *testing.T) {
 	}
 }
 
-func TestLeaksReportUnknownGroup(t *testing.T) {
-	ctx := context.Background()
+// What the README and the leaks say is synced is what is synced: a VLAN
+// segment without ports keeps its VLAN (Neutron holds the VID), a segment
+// whose group Nautobot lacks loses its VLAN but not its prefix and IPs.
+func TestLeaksSayWhatIsSynced(t *testing.T) {
 	owner := resource.NeutronOwner("a11")
-	store := memory.New(&resource.Namespace{Name: "a11"}) // no VLAN group
-	s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner)}, &fakeNeutron{snap: snapshot("n1")}, store)
-	out, err := s.Sync(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name     string
+		store    *memory.Store
+		snap     *neutron.Snapshot
+		want     []string
+		leakSays string
+	}{
+		{"VLAN group missing", memory.New(&resource.Namespace{Name: "a11"}), snapshot("n1"),
+			[]string{"ip_address a11/192.168.1.10", "ip_address a11/192.168.1.11", "prefix a11/192.168.1.0/24"}, "its VLAN is not synced"},
+		{"VLAN segment without ports", memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"}),
+			&neutron.Snapshot{Networks: snapshot("n1").Networks, Subnets: snapshot("n1").Subnets},
+			[]string{"prefix a11/192.168.1.0/24", "vlan a11-12-network/150"}, "its VLAN is synced"},
 	}
-	if len(out.Drift.Leaks) == 0 {
-		t.Errorf("a physical network without a VLAN group must be reported as a leak")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner)}, &fakeNeutron{snap: tt.snap}, tt.store)
+			out, err := s.Sync(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := keys(t, tt.store, owner); !slices.Equal(got, tt.want) {
+				t.Errorf("synced %q, want %q", got, tt.want)
+			}
+			if len(out.Drift.Leaks) != 1 || !strings.Contains(out.Drift.Leaks[0].Message, tt.leakSays) {
+				t.Errorf("leaks = %+v, want one saying %q", out.Drift.Leaks, tt.leakSays)
+			}
+		})
+	}
+}
+
+// only is the part of s that belongs to the networks ids, as Neutron
+// answers a read of those networks.
+func only(s *neutron.Snapshot, ids []string) *neutron.Snapshot {
+	in := set(ids)
+	return &neutron.Snapshot{
+		Networks: filter(s.Networks, func(n neutron.Network) bool { return in[n.ID] }),
+		Segments: filter(s.Segments, func(x neutron.Segment) bool { return in[x.NetworkID] }),
+		Subnets:  filter(s.Subnets, func(x neutron.Subnet) bool { return in[x.NetworkID] }),
+		Ports:    filter(s.Ports, func(x neutron.Port) bool { return in[x.NetworkID] }),
+		Ranges:   s.Ranges,
 	}
 }

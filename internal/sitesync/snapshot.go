@@ -6,18 +6,6 @@ import (
 	"github.com/ipsync/ipsync/internal/neutron"
 )
 
-// only is the part of s that belongs to the networks ids.
-func only(s *neutron.Snapshot, ids []string) *neutron.Snapshot {
-	in := set(ids)
-	return &neutron.Snapshot{
-		Networks: filter(s.Networks, func(n neutron.Network) bool { return in[n.ID] }),
-		Segments: filter(s.Segments, func(x neutron.Segment) bool { return in[x.NetworkID] }),
-		Subnets:  filter(s.Subnets, func(x neutron.Subnet) bool { return in[x.NetworkID] }),
-		Ports:    filter(s.Ports, func(x neutron.Port) bool { return in[x.NetworkID] }),
-		Ranges:   s.Ranges,
-	}
-}
-
 // replace is s with the networks ids as fresh has them (gone if absent).
 func replace(s *neutron.Snapshot, ids []string, fresh *neutron.Snapshot) *neutron.Snapshot {
 	in := set(ids)
