@@ -10,6 +10,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // renumberState is a group with three VLANs, and a prefix using the
@@ -45,7 +46,7 @@ func renumberAndSwapNames(t *testing.T, srv *nbtest.Server) {
 	if _, err := e.c.Apply(ctx, plan.Make(renumberState(false), nil, pol).Changes); err != nil {
 		t.Fatalf("first Apply: %v", err)
 	}
-	before, err := e.c.List(ctx, Scope{})
+	before, err := e.c.List(ctx, scope.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func renumberAndSwapNames(t *testing.T, srv *nbtest.Server) {
 	if err != nil {
 		t.Fatalf("Apply of the renumber and swap: %v (errors %v)", err, res.Errors)
 	}
-	after, err := e.c.List(ctx, Scope{})
+	after, err := e.c.List(ctx, scope.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestInterimRefused(t *testing.T) {
 	if _, err := e.c.Apply(ctx, plan.Make(renumberState(false), nil, pol).Changes); err != nil {
 		t.Fatalf("first Apply: %v", err)
 	}
-	current, err := e.c.List(ctx, Scope{})
+	current, err := e.c.List(ctx, scope.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
