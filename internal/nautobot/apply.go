@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -156,7 +157,7 @@ func (a *applier) run(ctx context.Context, run []*plan.Change) error {
 				return a.syncLocations(ctx, group.method, done)
 			})
 		}
-		if err := parallel(ctx, a.writers(k), tasks); err != nil {
+		if err := parallel.Run(ctx, a.writers(k), tasks); err != nil {
 			return err
 		}
 	}

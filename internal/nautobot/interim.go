@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -53,7 +54,7 @@ func (a *applier) interim(ctx context.Context, writes []*plan.Change) error {
 				return err
 			})
 		}
-		if err := parallel(ctx, a.writers(k), tasks); err != nil {
+		if err := parallel.Run(ctx, a.writers(k), tasks); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 )
@@ -75,7 +76,7 @@ func (r *reading) wants(k resource.Kind) bool { return slices.Contains(r.want, k
 // read sweeps the kinds in scope. Namespaces and VLAN groups are always
 // read whole: they are few, and other objects are named by them.
 func (r *reading) read(ctx context.Context) error {
-	if err := parallel(ctx, r.c.cfg.Concurrency, []func(context.Context) error{
+	if err := parallel.Run(ctx, r.c.cfg.Concurrency, []func(context.Context) error{
 		func(ctx context.Context) error {
 			var err error
 			r.nss, err = sweep[wireNamespace](ctx, r.c, "/api/ipam/namespaces/", nil, r.t)
@@ -163,7 +164,7 @@ func (r *reading) read(ctx context.Context) error {
 			return err
 		})
 	}
-	if err := parallel(ctx, r.c.cfg.Concurrency, tasks); err != nil {
+	if err := parallel.Run(ctx, r.c.cfg.Concurrency, tasks); err != nil {
 		return err
 	}
 	return r.resolve(ctx)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -57,7 +58,7 @@ func (c *Client) fetchLookups(ctx context.Context, t *tally) (*lookups, error) {
 			return err
 		})
 	}
-	if err := parallel(ctx, c.cfg.Concurrency, tasks); err != nil {
+	if err := parallel.Run(ctx, c.cfg.Concurrency, tasks); err != nil {
 		return nil, err
 	}
 	raw := map[resource.Kind][]named{}

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"golang.org/x/sync/errgroup"
+
+	"github.com/ipsync/ipsync/internal/parallel"
 )
 
 // Reader reads one Neutron. It is safe for concurrent use.
@@ -94,7 +95,7 @@ func (r *Reader) Read(ctx context.Context) (*Snapshot, error) {
 	if ext[extSegmentRanges] {
 		jobs = append(jobs, func(ctx context.Context) (err error) { s.Ranges, err = r.ranges(ctx); return err })
 	}
-	if err := runAll(ctx, r.cfg.Concurrency, jobs); err != nil {
+	if err := parallel.Run(ctx, r.cfg.Concurrency, jobs); err != nil {
 		return nil, fmt.Errorf("read neutron %s: %w", r.client.Endpoint, err)
 	}
 	r.logger.Debug("read neutron", "networks", len(s.Networks), "segments", len(s.Segments),
@@ -161,7 +162,7 @@ func (r *Reader) ReadNetworks(ctx context.Context, ids []string) (*Snapshot, err
 			})
 		}
 	}
-	if err := runAll(ctx, r.cfg.Concurrency, jobs); err != nil {
+	if err := parallel.Run(ctx, r.cfg.Concurrency, jobs); err != nil {
 		return nil, fmt.Errorf("read %d neutron networks: %w", len(ids), err)
 	}
 	// Chunks finish in any order; a read in id order, like Read, is easier
@@ -230,15 +231,4 @@ func list[W record, T any](ctx context.Context, r *Reader, collection string, fi
 		out[i] = conv(w)
 	}
 	return out, nil
-}
-
-// runAll runs jobs with at most limit at a time. The first failure cancels
-// the others and is the error returned.
-func runAll(ctx context.Context, limit int, jobs []func(context.Context) error) error {
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(limit, 1))
-	for _, job := range jobs {
-		g.Go(func() error { return job(ctx) })
-	}
-	return g.Wait()
 }
