@@ -65,7 +65,7 @@ func (h *Handler) ClearFaults() {
 func (h *Handler) take(r *http.Request) *Fault {
 	h.fmu.Lock()
 	defer h.fmu.Unlock()
-	h.counts[r.Method+" "+r.URL.Path]++
+	h.counts.Add(r.Method, r.URL.Path)
 	for i, f := range h.faults {
 		if !f.matches(r) {
 			continue
@@ -84,24 +84,11 @@ func (h *Handler) take(r *http.Request) *Fault {
 // Requests counts the requests received with method ("" for any) whose
 // path starts with pathPrefix, faulted ones included.
 func (h *Handler) Requests(method, pathPrefix string) int {
-	h.fmu.Lock()
-	defer h.fmu.Unlock()
-	n := 0
-	for k, c := range h.counts {
-		m, path, _ := strings.Cut(k, " ")
-		if (method == "" || strings.EqualFold(method, m)) && strings.HasPrefix(path, pathPrefix) {
-			n += c
-		}
-	}
-	return n
+	return h.counts.Requests(method, pathPrefix)
 }
 
 // ResetCounts forgets the requests counted so far.
-func (h *Handler) ResetCounts() {
-	h.fmu.Lock()
-	defer h.fmu.Unlock()
-	clear(h.counts)
-}
+func (h *Handler) ResetCounts() { h.counts.Reset() }
 
 // serveFaulted applies f around the normal handling of r.
 func (h *Handler) serveFaulted(w http.ResponseWriter, r *http.Request, f *Fault) {

@@ -22,9 +22,9 @@ type Handler struct {
 	mu sync.Mutex // guards st
 	st *store
 
-	fmu    sync.Mutex // guards faults and counts
+	fmu    sync.Mutex // guards faults
 	faults []*Fault
-	counts map[string]int
+	counts Counter
 }
 
 // NewHandler returns a handler whose state is a freshly installed
@@ -44,7 +44,7 @@ func NewHandler(opts ...Option) *Handler {
 		}
 	}
 	sv, _ := parseVersion(cfg.version)
-	h := &Handler{cfg: cfg, allowed: allowedVersions(cfg.version), st: newStore(cfg.now, sv, defs), counts: map[string]int{}}
+	h := &Handler{cfg: cfg, allowed: allowedVersions(cfg.version), st: newStore(cfg.now, sv, defs)}
 	if err := h.Seed(SeedData{}); err != nil {
 		panic(fmt.Sprintf("nautobottest: default data: %v", err))
 	}

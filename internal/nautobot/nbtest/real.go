@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
@@ -23,7 +22,7 @@ import (
 type real struct {
 	upstream string
 	token    string
-	counts   *counter
+	counts   *nautobottest.Counter
 }
 
 // start gives t a clean server: emptied now and, with after, again when t
@@ -42,9 +41,9 @@ func (r *real) start(t testing.TB, after bool) *httptest.Server {
 		}
 		w.WriteHeader(http.StatusBadGateway)
 	}
-	r.counts.reset()
+	r.counts.Reset()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.counts.add(req.Method, req.URL.Path)
+		r.counts.Add(req.Method, req.URL.Path)
 		proxy.ServeHTTP(w, req)
 	}))
 	t.Cleanup(func() {
@@ -57,40 +56,6 @@ func (r *real) start(t testing.TB, after bool) *httptest.Server {
 		}
 	})
 	return ts
-}
-
-// counter counts requests by method and path.
-type counter struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *counter) add(method, path string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n == nil {
-		c.n = map[string]int{}
-	}
-	c.n[method+" "+path]++
-}
-
-func (c *counter) requests(method, pathPrefix string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for k, v := range c.n {
-		m, path, _ := strings.Cut(k, " ")
-		if (method == "" || strings.EqualFold(method, m)) && strings.HasPrefix(path, pathPrefix) {
-			n += v
-		}
-	}
-	return n
-}
-
-func (c *counter) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	clear(c.n)
 }
 
 // paths names the list endpoint of each object type tests read.

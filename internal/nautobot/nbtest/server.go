@@ -64,7 +64,7 @@ func (s *Server) Requests(method, pathPrefix string) int {
 	if s.emu != nil {
 		return s.emu.Requests(method, pathPrefix)
 	}
-	return s.real.counts.requests(method, pathPrefix)
+	return s.real.counts.Requests(method, pathPrefix)
 }
 
 // ResetCounts forgets the requests counted so far.
@@ -73,7 +73,7 @@ func (s *Server) ResetCounts() {
 		s.emu.ResetCounts()
 		return
 	}
-	s.real.counts.reset()
+	s.real.counts.Reset()
 }
 
 // Objects returns every object of a kind, named by object type
@@ -238,6 +238,6 @@ func connect(u, token string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("GET /api/status/: %w", err)
 	}
-	r := &real{upstream: u, token: token, counts: &counter{}}
+	r := &real{upstream: u, token: token, counts: &nautobottest.Counter{}}
 	return &Server{Name: "nautobot-" + st.Version, token: token, http: http.DefaultClient, real: r}, nil
 }
