@@ -19,7 +19,7 @@ import (
 type realSite struct {
 	run                                 runID
 	single, vx, flat, routed            map[string]any
-	seg12, seg13                        map[string]any
+	segSingle, seg12, seg13             map[string]any
 	snSingle, snVx, snFlat, sn12, sn136 map[string]any
 	pSingle, pVx, pFlat, p12, p136      map[string]any
 }
@@ -37,12 +37,16 @@ func buildRealSite(t *testing.T, a *admin) *realSite {
 		"provider:network_type": "flat", "provider:physical_network": n + "-flat"})
 	s.routed = a.create("networks", map[string]any{"name": n + "-routed",
 		"provider:network_type": "vlan", "provider:physical_network": "a11-12-network"})
-	var segs struct{ Segments []map[string]any }
-	a.call(http.MethodGet, "/segments?network_id="+str(s.routed, "id"), nil, &segs)
-	if len(segs.Segments) != 1 {
-		t.Fatalf("routed network has segments %v, want one", segs.Segments)
+	onlySegment := func(net map[string]any) map[string]any {
+		var segs struct{ Segments []map[string]any }
+		a.call(http.MethodGet, "/segments?network_id="+str(net, "id"), nil, &segs)
+		if len(segs.Segments) != 1 {
+			t.Fatalf("network %s has segments %v, want one", str(net, "name"), segs.Segments)
+		}
+		return segs.Segments[0]
 	}
-	s.seg12 = segs.Segments[0]
+	s.segSingle = onlySegment(s.single)
+	s.seg12 = onlySegment(s.routed)
 	s.seg13 = a.create("segments", map[string]any{"network_id": str(s.routed, "id"), "name": "leaf13",
 		"network_type": "vlan", "physical_network": "a11-13-network"})
 
@@ -82,7 +86,6 @@ func (s *realSite) want() []resource.Object {
 		return &resource.VLAN{M: resource.Meta{Owner: resource.NeutronOwner(ns)}, Group: physnet,
 			VID: uint16(num(seg, "segmentation_id")), Name: name, Status: "Active"}
 	}
-	single := map[string]any{"segmentation_id": s.single["provider:segmentation_id"]}
 	pfx := func(cidr string, vlan *resource.VLAN, vni int, sn map[string]any) *resource.Prefix {
 		p := &resource.Prefix{M: resource.Meta{Owner: resource.NeutronOwner(ns)}, Namespace: ns, Prefix: netip.MustParsePrefix(cidr),
 			Type: resource.PrefixNetwork, Status: "Active", VNI: uint32(vni), Description: str(sn, "name")}
@@ -96,9 +99,12 @@ func (s *realSite) want() []resource.Object {
 			Address: netip.MustParsePrefix(addr), Status: "Active", DNSName: dns, Description: desc}
 	}
 	n := s.run.name
-	vSingle := vlan(single, "b22-1-network", n+"-single")
-	v12 := vlan(s.seg12, "a11-12-network", n+"-routed-1")
-	v13 := vlan(s.seg13, "a11-13-network", n+"-routed-leaf13")
+	// A VLAN is named by its network and the first 8 characters of its
+	// segment's id.
+	named := func(net string, seg map[string]any) string { return n + "-" + net + "-" + str(seg, "id")[:8] }
+	vSingle := vlan(s.segSingle, "b22-1-network", named("single", s.segSingle))
+	v12 := vlan(s.seg12, "a11-12-network", named("routed", s.seg12))
+	v13 := vlan(s.seg13, "a11-13-network", named("routed", s.seg13))
 	return []resource.Object{
 		vSingle, v12, v13,
 		pfx(s.v4(1)+".0/24", vSingle, 0, s.snSingle),
