@@ -125,7 +125,10 @@ func build(desired, current []resource.Object, names map[resource.Kind]map[strin
 		policy.OwnedTotal = owned
 		desired = slices.DeleteFunc(slices.Clone(desired), func(o resource.Object) bool { return !sc.Plans(o) })
 	}
-	part := slices.DeleteFunc(slices.Clone(current), func(o resource.Object) bool { return !sc.Plans(o) })
+	part := current
+	if sc.Only != nil {
+		part = slices.DeleteFunc(slices.Clone(current), func(o resource.Object) bool { return !sc.Plans(o) })
+	}
 	p := plan.Make(desired, part, policy)
 	r := &Result{Plan: p, Current: current}
 	r.addProblems(References(p, desired, current, names)...)
