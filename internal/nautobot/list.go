@@ -29,14 +29,20 @@ func kindsOf(s scope.Scope) ([]resource.Kind, error) {
 // List reads every object in sc. It fails rather than return part of
 // what Nautobot holds.
 func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, error) {
+	objs, _, err := c.list(ctx, sc)
+	return objs, err
+}
+
+// list is List, also returning the lookups it read them with.
+func (c *Client) list(ctx context.Context, sc scope.Scope) ([]resource.Object, *lookups, error) {
 	kinds, err := kindsOf(sc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t := &tally{}
 	l, err := c.fetchLookups(ctx, t)
 	if err != nil {
-		return nil, fmt.Errorf("read nautobot: %w", err)
+		return nil, nil, fmt.Errorf("read nautobot: %w", err)
 	}
 	r := &reading{c: c, t: t, scope: sc, want: kinds, m: &mapper{l: l, ownerField: c.cfg.OwnerField, vniField: c.cfg.VNIField}}
 	for id, tag := range l.refs[refTag] {
@@ -45,14 +51,14 @@ func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, e
 		}
 	}
 	if err := r.read(ctx); err != nil {
-		return nil, fmt.Errorf("read nautobot: %w", err)
+		return nil, nil, fmt.Errorf("read nautobot: %w", err)
 	}
 	objs, err := r.objects()
 	if err != nil {
-		return nil, fmt.Errorf("read nautobot: %w", err)
+		return nil, nil, fmt.Errorf("read nautobot: %w", err)
 	}
 	c.log.Debug("listed", "objects", len(objs), "requests", t.reads.Load())
-	return objs, nil
+	return objs, l, nil
 }
 
 // reading is one List in progress.

@@ -22,6 +22,11 @@ func (c *Client) Names(ctx context.Context) (map[resource.Kind]map[string]bool, 
 	if err != nil {
 		return nil, fmt.Errorf("read nautobot names: %w", err)
 	}
+	return l.names(), nil
+}
+
+// names are the names of l's kinds, as Names returns them.
+func (l *lookups) names() map[resource.Kind]map[string]bool {
 	out := map[resource.Kind]map[string]bool{}
 	for _, k := range refKinds() {
 		m := map[string]bool{}
@@ -40,7 +45,7 @@ func (c *Client) Names(ctx context.Context) (map[resource.Kind]map[string]bool, 
 		tags[name] = true
 	}
 	out[resource.RefTag] = tags
-	return out, nil
+	return out
 }
 
 // FieldError is a problem with one field of a desired object.

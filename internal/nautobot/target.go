@@ -2,6 +2,7 @@ package nautobot
 
 import (
 	"context"
+	"sync"
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -13,13 +14,25 @@ import (
 type Target struct {
 	c     *Client
 	scope scope.Scope
+
+	mu sync.Mutex
+	// listed are the lookups the last List read, until a Names takes
+	// them: a plan reads List then Names, and the names it checks must
+	// be those its objects were read with, not a second read of them.
+	listed *lookups
 }
 
 // Target returns the client as a target reading sc.
 func (c *Client) Target(sc scope.Scope) *Target { return &Target{c: c, scope: sc} }
 
 // List reads the objects in scope.
-func (t *Target) List(ctx context.Context) ([]resource.Object, error) { return t.c.List(ctx, t.scope) }
+func (t *Target) List(ctx context.Context) ([]resource.Object, error) {
+	objs, l, err := t.c.list(ctx, t.scope)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.listed = l
+	return objs, err
+}
 
 // Apply writes changes and returns how many objects were written.
 func (t *Target) Apply(ctx context.Context, changes []plan.Change) (int, error) {
@@ -27,8 +40,19 @@ func (t *Target) Apply(ctx context.Context, changes []plan.Change) (int, error) 
 	return r.Written, err
 }
 
-// Names returns the names of the target-owned objects.
+// Names returns the names of the target-owned objects: those the List
+// before it read, once, so that a plan reads each lookup once; without
+// such a List (or after a Names took them) it reads them. A target is
+// reused from one plan to the next, and the next plan's names are then
+// read afresh by its own List.
 func (t *Target) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
+	t.mu.Lock()
+	l := t.listed
+	t.listed = nil
+	t.mu.Unlock()
+	if l != nil {
+		return l.names(), nil
+	}
 	return t.c.Names(ctx)
 }
 
