@@ -2,103 +2,15 @@ package plan
 
 import (
 	"fmt"
-	"net/netip"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/benchdata"
 )
-
-// benchState builds n desired objects (2% VLANs, 10% prefixes, 88% IPs) and
-// the target's view of them: 1% changed, 0.5% missing, plus 0.5% extra owned
-// objects that are no longer desired.
-func benchState(n int) (desired, current []resource.Object) {
-	nVLAN, nPrefix := n*2/100, n*10/100
-	nIP := n - nVLAN - nPrefix
-	desired = make([]resource.Object, 0, n)
-	for i := range nVLAN {
-		desired = append(desired, &resource.VLAN{Group: fmt.Sprintf("leaf-%03d-network", i/4000), VID: uint16(1 + i%4000),
-			Name: fmt.Sprintf("tenant-net-%d", i), Status: "Active", Tags: []string{"tenant"}})
-	}
-	for i := range nPrefix {
-		desired = append(desired, &resource.Prefix{Namespace: "site-a", Prefix: netip.PrefixFrom(v4(uint32(10<<24|i<<8)), 24),
-			Type: resource.PrefixNetwork, Status: "Active", VLAN: resource.VLANKey("leaf-000-network", uint16(1+i%4000)), Tenant: "tenant-x"})
-	}
-	for i := range nIP {
-		net, host := i%nPrefix, 1+i/nPrefix
-		desired = append(desired, &resource.IPAddress{Namespace: "site-a", Address: netip.PrefixFrom(v4(uint32(10<<24|net<<8|host)), 24),
-			Status: "Active", DNSName: fmt.Sprintf("host-%d.example.net", i)})
-	}
-	current = make([]resource.Object, 0, n)
-	for i, d := range desired {
-		switch {
-		case i%200 == 1: // 0.5% missing on the target
-			continue
-		case i%100 == 2: // 1% changed
-			current = append(current, changedCopy(d))
-		default:
-			current = append(current, copyOf(d))
-		}
-		if i%200 == 3 { // 0.5% extra: owned, no longer desired
-			current = append(current, extra(d, i))
-		}
-	}
-	for _, o := range desired {
-		o.Meta().Owner = me
-	}
-	return desired, current
-}
-
-func v4(u uint32) netip.Addr {
-	return netip.AddrFrom4([4]byte{byte(u >> 24), byte(u >> 16), byte(u >> 8), byte(u)})
-}
-
-func copyOf(o resource.Object) resource.Object {
-	var c resource.Object
-	switch x := o.(type) {
-	case *resource.VLAN:
-		y := *x
-		c = &y
-	case *resource.Prefix:
-		y := *x
-		c = &y
-	case *resource.IPAddress:
-		y := *x
-		c = &y
-	}
-	c.Meta().Owner, c.Meta().ID, c.Meta().Version = me, "00000000-0000-4000-8000-000000000000", "2026-12-01T00:00:00Z"
-	return c
-}
-
-func changedCopy(o resource.Object) resource.Object {
-	c := copyOf(o)
-	switch x := c.(type) {
-	case *resource.VLAN:
-		x.Description = "changed"
-	case *resource.Prefix:
-		x.Description = "changed"
-	case *resource.IPAddress:
-		x.Description = "changed"
-	}
-	return c
-}
-
-func extra(o resource.Object, i int) resource.Object {
-	c := copyOf(o)
-	switch x := c.(type) {
-	case *resource.VLAN:
-		x.Group = "retired-network"
-	case *resource.Prefix:
-		x.Namespace = "retired"
-	case *resource.IPAddress:
-		x.Address = netip.PrefixFrom(v4(uint32(200<<24|i)), 24)
-	}
-	return c
-}
 
 func BenchmarkPlan(b *testing.B) {
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
-			desired, current := benchState(n)
+			desired, current := benchdata.State(n, me)
 			b.ReportAllocs()
 			var p *Plan
 			for b.Loop() {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ipsync/ipsync/internal/benchdata"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -249,10 +250,10 @@ func TestSummaryCountsNoops(t *testing.T) {
 // TestMakeSharded runs the parallel path (large inputs) and checks it finds
 // exactly the changes the generator planted, with a deterministic order.
 func TestMakeSharded(t *testing.T) {
-	desired, current := benchState(100_000)
+	desired, current := benchdata.State(100_000, me)
 	// Plant duplicates that must meet in one shard.
 	desired = append(desired, desired[7])
-	current = append(current, copyOf(desired[9]))
+	current = append(current, benchdata.Copy(desired[9], me))
 	p := Make(desired, current, DefaultPolicy(me))
 	want := map[Action]int{Create: 500, Update: 1000, Delete: 500, Conflict: 2}
 	for a, n := range want {
