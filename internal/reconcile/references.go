@@ -2,6 +2,9 @@ package reconcile
 
 import (
 	"fmt"
+	"runtime"
+	"slices"
+	"sync"
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -33,31 +36,71 @@ func References(p *plan.Plan, desired, current []resource.Object, names map[reso
 	deleted := map[resource.Key]bool{}
 	for _, c := range p.Changes {
 		switch {
+		case !referable(c.Key.Kind):
 		case c.Action == plan.Delete:
 			deleted[c.Key] = true
 		case c.Action.Writes() && c.Current != nil && c.Current.Key() != c.Key:
 			deleted[c.Current.Key()] = true
 		}
 	}
-	have := make(map[resource.Key]bool, len(desired))
+	have := map[resource.Key]bool{}
 	for _, d := range desired {
-		have[d.Key()] = true
+		if referable(d.Kind()) {
+			have[d.Key()] = true
+		}
 	}
 	for _, c := range current {
-		if k := c.Key(); !deleted[k] && referable(k.Kind) {
+		if !referable(c.Kind()) {
+			continue
+		}
+		if k := c.Key(); !deleted[k] {
 			have[k] = true
 		}
 	}
-	groups := vlanGroups(desired, current, deleted)
+	rc := refCheck{have: have, names: names, groups: vlanGroups(desired, current, deleted)}
+	// The objects are checked in chunks on all cores; the problems keep
+	// the order of desired.
+	chunks := (len(desired) + chunkSize - 1) / chunkSize
+	found := make([][]Problem, chunks)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range chunks {
+		part := desired[i*chunkSize : min(len(desired), (i+1)*chunkSize)]
+		if chunks == 1 {
+			found[i] = rc.check(part)
+			break
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			found[i] = rc.check(part)
+		})
+	}
+	wg.Wait()
+	return slices.Concat(found...)
+}
+
+// chunkSize is how many desired objects one goroutine checks: enough that
+// a site of a few thousand objects is checked without starting any.
+const chunkSize = 64 << 10
+
+// refCheck is what the references of desired objects resolve against.
+type refCheck struct {
+	have   map[resource.Key]bool
+	names  map[resource.Kind]map[string]bool
+	groups map[string]*resource.VLANGroup
+}
+
+func (rc refCheck) check(desired []resource.Object) []Problem {
 	var out []Problem
 	for _, d := range desired {
 		// The fix depends on where the object comes from: the spec is
 		// edited, Neutron's data is changed in Neutron.
-		fromNeutron := d.Meta().Owner.Source() == resource.SourceNeutron
+		fromNeutron := func() bool { return d.Meta().Owner.Source() == resource.SourceNeutron }
 		if v, ok := d.(*resource.VLAN); ok {
-			if g, ok := groups[v.Group]; ok && len(g.Range) > 0 && !g.Range.Contains(v.VID) {
+			if g, ok := rc.groups[v.Group]; ok && len(g.Range) > 0 && !g.Range.Contains(v.VID) {
 				msg := fmt.Sprintf("vid %d is outside range %s of VLAN group %s", v.VID, g.Range, g.Name)
-				if fromNeutron {
+				if fromNeutron() {
 					msg += fmt.Sprintf(": move the segment in %s's Neutron, or widen the group's range where the group is declared (the static spec)", d.Meta().Owner.Name())
 				}
 				out = append(out, Problem{d.Meta().Source, d.Key(), "vid", msg})
@@ -65,16 +108,16 @@ func References(p *plan.Plan, desired, current []resource.Object, names map[reso
 		}
 		for _, ref := range d.References() {
 			if ref.Kind.Rank() >= 0 {
-				if !have[resource.Key{Kind: ref.Kind, Name: ref.Name}] {
+				if !rc.have[resource.Key{Kind: ref.Kind, Name: ref.Name}] {
 					msg := fmt.Sprintf("%s %q does not exist in the spec or the target", ref.Kind, ref.Name)
-					if fromNeutron {
+					if fromNeutron() {
 						msg = fmt.Sprintf("%s %q does not exist in the target: declare it in the static spec and apply that first", ref.Kind, ref.Name)
 					}
 					out = append(out, Problem{d.Meta().Source, d.Key(), ref.Field, msg})
 				}
 				continue
 			}
-			known, checkable := names[ref.Kind]
+			known, checkable := rc.names[ref.Kind]
 			if checkable && !known[ref.Name] {
 				out = append(out, Problem{d.Meta().Source, d.Key(), ref.Field, fmt.Sprintf("unknown %s %q: create it in Nautobot first, or fix the spelling", ref.Kind, ref.Name)})
 			}
@@ -83,8 +126,9 @@ func References(p *plan.Plan, desired, current []resource.Object, names map[reso
 	return out
 }
 
-// referable kinds are the ones objects refer to; indexing only those keeps
-// the check cheap when current holds a million IP addresses.
+// referable kinds are the ones objects refer to (see References of each
+// kind in resource); indexing only those keeps the check cheap when a site
+// holds a million IP addresses.
 func referable(k resource.Kind) bool {
 	return k == resource.KindNamespace || k == resource.KindVLANGroup || k == resource.KindVLAN
 }

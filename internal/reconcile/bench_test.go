@@ -1,0 +1,80 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/ipsync/ipsync/internal/benchdata"
+	"github.com/ipsync/ipsync/internal/nautobot"
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
+)
+
+// preparedTarget answers with objects read beforehand, so that the
+// benchmark measures the plan step and not the network. Check is the
+// part of the Nautobot target's check that needs no lookups.
+type preparedTarget struct {
+	current []resource.Object
+	names   map[resource.Kind]map[string]bool
+}
+
+func (p preparedTarget) List(context.Context) ([]resource.Object, error) { return p.current, nil }
+func (p preparedTarget) Apply(context.Context, []plan.Change) (int, error) {
+	return 0, fmt.Errorf("the benchmark target does not write")
+}
+func (p preparedTarget) Names(context.Context) (map[resource.Kind]map[string]bool, error) {
+	return p.names, nil
+}
+func (p preparedTarget) Check(o resource.Object) error { return nautobot.Supports(o) }
+
+// benchSite is the planner benchmark's data with the namespace, VLAN
+// groups and VLANs its objects refer to, so that every reference resolves
+// as on a real site.
+func benchSite(n int) (desired []resource.Object, t preparedTarget) {
+	desired, current := benchdata.State(n, owner)
+	site := []resource.Object{&resource.Namespace{M: resource.Meta{Owner: owner}, Name: "site-a"}}
+	for i := range n*2/100/4000 + 1 {
+		site = append(site, &resource.VLANGroup{M: resource.Meta{Owner: owner}, Name: fmt.Sprintf("leaf-%03d-network", i)})
+	}
+	// Prefixes are on VLANs 1-4000 of the first group; smaller sites
+	// generate fewer VLANs than that.
+	for vid := n*2/100 + 1; vid <= min(4000, n*10/100); vid++ {
+		site = append(site, &resource.VLAN{M: resource.Meta{Owner: owner}, Group: "leaf-000-network", VID: uint16(vid), Name: fmt.Sprintf("v%d", vid), Status: "Active"})
+	}
+	desired = append(site, desired...)
+	for _, o := range site {
+		current = append(current, benchdata.Copy(o, owner))
+	}
+	names := map[resource.Kind]map[string]bool{
+		resource.RefStatus: {"Active": true},
+		resource.RefTenant: {"tenant-x": true},
+		resource.RefTag:    {"tenant": true},
+	}
+	return desired, preparedTarget{current: current, names: names}
+}
+
+// BenchmarkPlanStep is the whole plan step as plan and the agent run it:
+// read (prepared), plan, references and the target's checks.
+func BenchmarkPlanStep(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
+			want, t := benchSite(n)
+			desired := func(context.Context, []resource.Object) ([]resource.Object, error) { return want, nil }
+			ctx := context.Background()
+			b.ReportAllocs()
+			var r *Result
+			for b.Loop() {
+				var err error
+				if r, err = Make(ctx, t, desired, plan.DefaultPolicy(owner), scope.Scope{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if len(r.Plan.Refusals) > 0 {
+				b.Fatalf("plan refused: %v", r.Plan.Refusals[:min(3, len(r.Plan.Refusals))])
+			}
+			b.ReportMetric(float64(len(r.Plan.Changes)), "changes")
+		})
+	}
+}
