@@ -93,6 +93,7 @@ type refCheck struct {
 
 func (rc refCheck) check(desired []resource.Object) []Problem {
 	var out []Problem
+	var buf []resource.Reference
 	for _, d := range desired {
 		// The fix depends on where the object comes from: the spec is
 		// edited, Neutron's data is changed in Neutron.
@@ -106,7 +107,8 @@ func (rc refCheck) check(desired []resource.Object) []Problem {
 				out = append(out, Problem{d.Meta().Source, d.Key(), "vid", msg})
 			}
 		}
-		for _, ref := range d.References() {
+		buf = resource.AppendReferences(buf[:0], d)
+		for _, ref := range buf {
 			if ref.Kind.Rank() >= 0 {
 				if !rc.have[resource.Key{Kind: ref.Kind, Name: ref.Name}] {
 					msg := fmt.Sprintf("%s %q does not exist in the spec or the target", ref.Kind, ref.Name)

@@ -24,8 +24,9 @@ func (o *Namespace) Diff(cur Object) []FieldDiff {
 	d.str("location", c.Location, o.Location)
 	return d
 }
-func (o *Namespace) References() []Reference {
-	var r refs
+func (o *Namespace) References() []Reference { return o.appendReferences(nil) }
+func (o *Namespace) appendReferences(dst []Reference) []Reference {
+	r := refs(dst)
 	r.add("location", RefLocation, o.Location)
 	return r
 }
@@ -53,8 +54,9 @@ func (o *VLANGroup) Diff(cur Object) []FieldDiff {
 	d.set("tags", c.Tags, o.Tags)
 	return d
 }
-func (o *VLANGroup) References() []Reference {
-	var r refs
+func (o *VLANGroup) References() []Reference { return o.appendReferences(nil) }
+func (o *VLANGroup) appendReferences(dst []Reference) []Reference {
+	r := refs(dst)
 	r.add("location", RefLocation, o.Location)
 	r.tags(o.Tags)
 	return r
@@ -90,8 +92,9 @@ func (o *VLAN) Diff(cur Object) []FieldDiff {
 	d.set("tags", c.Tags, o.Tags)
 	return d
 }
-func (o *VLAN) References() []Reference {
-	var r refs
+func (o *VLAN) References() []Reference { return o.appendReferences(nil) }
+func (o *VLAN) appendReferences(dst []Reference) []Reference {
+	r := refs(dst)
 	r.add("vlan_group", KindVLANGroup, o.Group)
 	r.add("status", RefStatus, o.Status)
 	r.add("role", RefRole, o.Role)
@@ -146,8 +149,9 @@ func (o *Prefix) Diff(cur Object) []FieldDiff {
 	d.set("tags", c.Tags, o.Tags)
 	return d
 }
-func (o *Prefix) References() []Reference {
-	var r refs
+func (o *Prefix) References() []Reference { return o.appendReferences(nil) }
+func (o *Prefix) appendReferences(dst []Reference) []Reference {
+	r := refs(dst)
 	r.add("namespace", KindNamespace, o.Namespace)
 	r.add("vlan", KindVLAN, o.VLAN)
 	r.add("status", RefStatus, o.Status)
@@ -192,8 +196,9 @@ func (o *IPAddress) Diff(cur Object) []FieldDiff {
 	d.set("tags", c.Tags, o.Tags)
 	return d
 }
-func (o *IPAddress) References() []Reference {
-	var r refs
+func (o *IPAddress) References() []Reference { return o.appendReferences(nil) }
+func (o *IPAddress) appendReferences(dst []Reference) []Reference {
+	r := refs(dst)
 	r.add("namespace", KindNamespace, o.Namespace)
 	r.add("status", RefStatus, o.Status)
 	r.add("role", RefRole, o.Role)
@@ -268,8 +273,9 @@ func (o *ASN) Diff(cur Object) []FieldDiff {
 	d.set("tags", c.Tags, o.Tags)
 	return d
 }
-func (o *ASN) References() []Reference {
-	var r refs
+func (o *ASN) References() []Reference { return o.appendReferences(nil) }
+func (o *ASN) appendReferences(dst []Reference) []Reference {
+	r := refs(dst)
 	r.add("status", RefStatus, o.Status)
 	r.add("tenant", RefTenant, o.Tenant)
 	r.tags(o.Tags)
