@@ -56,30 +56,20 @@ func v4(u uint32) netip.Addr {
 
 // Copy is the target's unchanged view of o, owned by me.
 func Copy(o resource.Object, me resource.Owner) resource.Object {
-	var c resource.Object
-	switch x := o.(type) {
-	case *resource.Namespace:
-		y := *x
-		c = &y
-	case *resource.VLANGroup:
-		y := *x
-		c = &y
-	case *resource.VLAN:
-		y := *x
-		c = &y
-	case *resource.Prefix:
-		y := *x
-		c = &y
-	case *resource.IPAddress:
-		y := *x
-		c = &y
-	}
+	c := resource.Clone(o)
 	c.Meta().Owner, c.Meta().ID, c.Meta().Version = me, "00000000-0000-4000-8000-000000000000", "2026-12-01T00:00:00Z"
 	return c
 }
 
 func changedCopy(o resource.Object, me resource.Owner) resource.Object {
-	c := Copy(o, me)
+	c, _ := Changed(Copy(o, me))
+	return c
+}
+
+// Changed is a copy of o with its description changed, for a VLAN, prefix
+// or IP address; ok is false, and o is returned, for the other kinds.
+func Changed(o resource.Object) (c resource.Object, ok bool) {
+	c = resource.Clone(o)
 	switch x := c.(type) {
 	case *resource.VLAN:
 		x.Description = "changed"
@@ -87,8 +77,10 @@ func changedCopy(o resource.Object, me resource.Owner) resource.Object {
 		x.Description = "changed"
 	case *resource.IPAddress:
 		x.Description = "changed"
+	default:
+		return o, false
 	}
-	return c
+	return c, true
 }
 
 func extra(o resource.Object, i int, me resource.Owner) resource.Object {

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ipsync/ipsync/internal/benchdata"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/reconcile"
@@ -116,18 +117,10 @@ func BenchmarkRealNautobot100k(b *testing.B) {
 		n := 0
 		for i, o := range objs {
 			changed[i] = o
-			if i%100 == 7 {
-				c := resource.Clone(o)
-				switch x := c.(type) {
-				case *resource.VLAN:
-					x.Description = "changed"
-				case *resource.Prefix:
-					x.Description = "changed"
-				case *resource.IPAddress:
-					x.Description = "changed"
-				default:
-					continue
-				}
+			if i%100 != 7 {
+				continue
+			}
+			if c, ok := benchdata.Changed(o); ok {
 				changed[i] = c
 				n++
 			}
