@@ -231,46 +231,23 @@ agent:
 	mustRun(t, "bootstrap", "--config", cfg, "--commit")
 	mustRun(t, "apply", "--config", cfg, "--commit")
 
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int)
-	var logs bytes.Buffer
-	go func() {
-		done <- Main(ctx, []string{"agent", "--config", cfg, "--site", "a11"}, func(string) string { return "" }, &logs, &logs)
-	}()
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("agent did not %s; agent log:\n%s", what, logs.String())
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
+	agent := startAgent(t, cfg)
 	// The first full reconcile has run once the lease tag exists and the
 	// site's objects were read; give the consumer its queue binding first.
-	waitFor("start its first reconcile", func() bool { return srv.Requests("GET", "/api/ipam/vlans/") > 0 })
+	agent.waitFor(t, "start its first reconcile", time.Minute, func() bool { return srv.Requests("GET", "/api/ipam/vlans/") > 0 })
 	time.Sleep(2 * time.Second)
 
 	id := routedNetwork(t, base, fmt.Sprintf("agent-%d", time.Now().UnixNano()%100000), 180, 181, "172.31.12.0/24", "172.31.13.0/24")
-	waitFor("create the routed network's VLANs", func() bool {
+	agent.waitFor(t, "create the routed network's VLANs", time.Minute, func() bool {
 		got := vlansOf(t, srv, "neutron:a11")
 		return slices.Contains(got, "180") && slices.Contains(got, "181")
 	})
 	deleteNetwork(base, id)
-	waitFor("delete the network's VLANs", func() bool {
+	agent.waitFor(t, "delete the network's VLANs", time.Minute, func() bool {
 		got := vlansOf(t, srv, "neutron:a11")
 		return !slices.Contains(got, "180") && !slices.Contains(got, "181")
 	})
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("agent exit %d after SIGTERM-like cancel; log:\n%s", code, logs.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("agent did not stop after cancel")
-	}
+	agent.stop(t, 30*time.Second)
 }
 
 // TestTwoSitesNeverTouchEachOther syncs two sites, each with its own real

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -111,30 +109,15 @@ agent:
 	_, staysName := privateNetwork(t, base, "project-b", 171, "10.77.0.0/24", "10.77.0.5", "10.77.0.6")
 	const goneVID, staysVID, goneOnly, staysOnly = 170, 171, "10.77.0.7/24", "10.77.0.6/24"
 
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int)
-	var logs bytes.Buffer
-	go func() {
-		done <- Main(ctx, []string{"agent", "--config", cfg, "--site", "a11"}, func(string) string { return "" }, &logs, &logs)
-	}()
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(90 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("agent did not %s; agent log:\n%s", what, logs.String())
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
+	agent := startAgent(t, cfg)
 	all := []string{
 		fmt.Sprintf("vlan %d %s", staysVID, staysName), fmt.Sprintf("vlan %d %s", goneVID, goneName),
 		"prefix 10.77.0.0/24", "ip 10.77.0.5/24", "ip " + goneOnly, "ip " + staysOnly,
 	}
 	slices.Sort(all)
-	waitFor("become ready", func() bool { code, _ := httpGet("http://" + listen + "/readyz"); return code == 200 })
+	agent.waitFor(t, "become ready", 90*time.Second, func() bool { code, _ := httpGet("http://" + agent.listen + "/readyz"); return code == 200 })
 	if got := siteObjects(t, srv, "neutron:a11"); !slices.Equal(got, all) {
-		t.Fatalf("after the first sync: %q, want %q; agent log:\n%s", got, all, logs.String())
+		t.Fatalf("after the first sync: %q, want %q; agent log:\n%s", got, all, agent.logs.String())
 	}
 	// Let the consumer bind its queue before the network goes.
 	time.Sleep(2 * time.Second)
@@ -143,25 +126,17 @@ agent:
 	want := slices.DeleteFunc(slices.Clone(all), func(k string) bool {
 		return strings.HasPrefix(k, fmt.Sprintf("vlan %d ", goneVID)) || k == "ip "+goneOnly
 	})
-	waitFor("delete the network's own objects", func() bool { return slices.Equal(siteObjects(t, srv, "neutron:a11"), want) })
+	agent.waitFor(t, "delete the network's own objects", 90*time.Second, func() bool { return slices.Equal(siteObjects(t, srv, "neutron:a11"), want) })
 	// The shared prefix now comes from the network that stays.
 	for _, p := range srv.Objects(t, "ipam.prefix") {
 		if fmt.Sprint(p["prefix"]) == "10.77.0.0/24" && fmt.Sprint(p["description"]) != "private-project-b" {
 			t.Errorf("shared prefix description = %v, want the remaining network's subnet", p["description"])
 		}
 	}
-	if code, body := httpGet("http://" + listen + "/readyz"); code != 200 {
+	if code, body := httpGet("http://" + agent.listen + "/readyz"); code != 200 {
 		t.Errorf("readyz after the delete = %d %s", code, body)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("agent exit %d after cancel; log:\n%s", code, logs.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("agent did not stop after cancel")
-	}
+	agent.stop(t, 30*time.Second)
 	if got := siteObjects(t, srv, "neutron:a11"); !slices.Equal(got, want) {
 		t.Errorf("after the delete: %q, want %q", got, want)
 	}

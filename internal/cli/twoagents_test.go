@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -75,60 +73,6 @@ func (p *slowProxy) recorded() []interval {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.writes)
-}
-
-// runningAgent is `ipsync agent` run in-process.
-type runningAgent struct {
-	listen string
-	cancel context.CancelFunc
-	done   chan int
-	logs   *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func startAgent(t *testing.T, cfg string) *runningAgent {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	a := &runningAgent{listen: freeAddr(t), cancel: cancel, done: make(chan int, 1), logs: &syncBuffer{}}
-	go func() {
-		a.done <- Main(ctx, []string{"agent", "--config", cfg, "--site", "a11", "--listen", a.listen},
-			func(string) string { return "" }, a.logs, a.logs)
-	}()
-	t.Cleanup(func() { a.stop(t) })
-	return a
-}
-
-func (a *runningAgent) stop(t *testing.T) {
-	t.Helper()
-	if a.cancel == nil {
-		return
-	}
-	a.cancel()
-	a.cancel = nil
-	select {
-	case code := <-a.done:
-		if code != 0 {
-			t.Errorf("agent exit %d after cancel; log:\n%s", code, a.logs.String())
-		}
-	case <-time.After(60 * time.Second):
-		t.Errorf("agent did not stop after cancel")
-	}
 }
 
 func (a *runningAgent) holdsLease() bool {
@@ -217,8 +161,8 @@ agent:
 		t.Errorf("agent a holds the lease again while b holds it")
 	}
 
-	a.stop(t)
-	b.stop(t)
+	a.stop(t, time.Minute)
+	b.stop(t, time.Minute)
 	wa, wb := proxies["a"].recorded(), proxies["b"].recorded()
 	if len(wa) == 0 || len(wb) == 0 {
 		t.Fatalf("writes passed on: a %d, b %d; want both agents to have written", len(wa), len(wb))

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// runningAgent is `ipsync agent` run in-process.
+type runningAgent struct {
+	listen string
+	cancel context.CancelFunc
+	done   chan int
+	logs   *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startAgent runs the agent of site a11 of cfg, listening on a free port.
+func startAgent(t *testing.T, cfg string) *runningAgent {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &runningAgent{listen: freeAddr(t), cancel: cancel, done: make(chan int, 1), logs: &syncBuffer{}}
+	go func() {
+		a.done <- Main(ctx, []string{"agent", "--config", cfg, "--site", "a11", "--listen", a.listen},
+			func(string) string { return "" }, a.logs, a.logs)
+	}()
+	t.Cleanup(func() { a.stop(t, time.Minute) })
+	return a
+}
+
+// stop cancels the agent as SIGTERM does; it must exit 0 within limit.
+// A test's cleanup stops it too, if the test did not.
+func (a *runningAgent) stop(t *testing.T, limit time.Duration) {
+	t.Helper()
+	if a.cancel == nil {
+		return
+	}
+	a.cancel()
+	a.cancel = nil
+	select {
+	case code := <-a.done:
+		if code != 0 {
+			t.Errorf("agent exit %d after cancel; log:\n%s", code, a.logs.String())
+		}
+	case <-time.After(limit):
+		t.Errorf("agent did not stop after cancel")
+	}
+}
+
+// waitFor polls cond until it holds, failing the test with the agent's log
+// after limit.
+func (a *runningAgent) waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("agent did not %s; agent log:\n%s", what, a.logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
