@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -17,7 +18,7 @@ import (
 // applier is one Apply in progress.
 type applier struct {
 	c *Client
-	t *tally
+	t *httpapi.Tally
 
 	mu      sync.Mutex // guards res, failed and parents.written: batches of a kind run at once
 	res     *ApplyResult
@@ -48,8 +49,8 @@ type item struct {
 // (after retries) and the remaining changes were not attempted.
 func (c *Client) Apply(ctx context.Context, changes []plan.Change) (res ApplyResult, err error) {
 	res = ApplyResult{Counts: map[resource.Kind]map[plan.Action]int{}}
-	a := &applier{c: c, t: &tally{}, res: &res, failed: map[resource.Key]bool{}}
-	defer func() { res.Reads, res.Writes = int(a.t.reads.Load()), int(a.t.writes.Load()) }()
+	a := &applier{c: c, t: &httpapi.Tally{}, res: &res, failed: map[resource.Key]bool{}}
+	defer func() { res.Reads, res.Writes = int(a.t.Reads()), int(a.t.Writes()) }()
 	var writes []*plan.Change
 	for i := range changes {
 		if changes[i].Action.Writes() {
@@ -77,7 +78,7 @@ func (c *Client) Apply(ctx context.Context, changes []plan.Change) (res ApplyRes
 		}
 		lo = hi
 	}
-	c.log.Info("applied", "objects", res.Written, "refused", len(res.Errors), "writes", a.t.writes.Load())
+	c.log.Info("applied", "objects", res.Written, "refused", len(res.Errors), "writes", a.t.Writes())
 	return res, res.err()
 }
 

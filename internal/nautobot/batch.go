@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -47,15 +48,15 @@ func (a *applier) send(ctx context.Context, ep endpoint, method string, items []
 	pending := items
 	var existed []item
 	var answer []written
-	r := request{method: method, path: ep.path, tally: a.t, answer500: true,
-		decode: func(b []byte) error {
+	r := httpapi.Request{Method: method, Path: ep.path, Tally: a.t, Answer500: true,
+		Decode: func(b []byte) error {
 			if method == http.MethodDelete {
 				return nil
 			}
 			answer = nil
 			return json.Unmarshal(b, &answer)
 		},
-		body: func(ctx context.Context, attempt int, maybeSent bool) ([]byte, bool, error) {
+		Body: func(ctx context.Context, attempt int, maybeSent bool) ([]byte, bool, error) {
 			if method == http.MethodPost && maybeSent {
 				// An earlier attempt may have been committed before the
 				// answer was lost. Ids are ours, so what exists now is
@@ -85,7 +86,7 @@ func (a *applier) send(ctx context.Context, ep endpoint, method string, items []
 			return raw, false, err
 		}}
 	if len(items) == 1 {
-		r.retries500 = retries500
+		r.Retries500 = retries500
 	}
 	resp, err := a.c.do(ctx, r)
 	if len(existed) > 0 {
@@ -93,23 +94,23 @@ func (a *applier) send(ctx context.Context, ep endpoint, method string, items []
 		a.succeeded(ep, method, existed)
 	}
 	switch {
-	case errors.Is(err, errSkipped):
+	case errors.Is(err, httpapi.ErrSkipped):
 		return existed, nil
 	case err != nil:
 		return nil, fmt.Errorf("apply: %w", err)
-	case resp.status >= 200 && resp.status < 300:
+	case resp.Status >= 200 && resp.Status < 300:
 		done, err := a.check(ep, method, pending, answer)
 		if err != nil {
 			return nil, err
 		}
 		a.succeeded(ep, method, done)
 		return append(existed, done...), nil
-	case resp.status == http.StatusBadRequest || (resp.status == http.StatusConflict && method == http.MethodDelete):
-		return a.refused(ctx, ep, method, pending, resp.body, existed)
-	case resp.status == http.StatusInternalServerError:
-		return a.serverFailed(ctx, ep, method, pending, resp.body, existed)
+	case resp.Status == http.StatusBadRequest || (resp.Status == http.StatusConflict && method == http.MethodDelete):
+		return a.refused(ctx, ep, method, pending, resp.Body, existed)
+	case resp.Status == http.StatusInternalServerError:
+		return a.serverFailed(ctx, ep, method, pending, resp.Body, existed)
 	}
-	return nil, fmt.Errorf("apply: %w", apiError(r, resp))
+	return nil, fmt.Errorf("apply: %w", r.Error(resp))
 }
 
 // serverFailed isolates the objects of a batch Nautobot answered with
@@ -151,13 +152,13 @@ func (a *applier) serverFailed(ctx context.Context, ep endpoint, method string, 
 // probe reads one object of ep, with the retries of any read: it fails
 // when Nautobot fails as a whole rather than on one object.
 func (a *applier) probe(ctx context.Context, ep endpoint) error {
-	r := request{method: http.MethodGet, path: ep.path, query: url.Values{"limit": {"1"}, "depth": {"0"}}, tally: a.t}
+	r := httpapi.Request{Method: http.MethodGet, Path: ep.path, Query: url.Values{"limit": {"1"}, "depth": {"0"}}, Tally: a.t}
 	resp, err := a.c.do(ctx, r)
 	if err != nil {
 		return err
 	}
-	if resp.status != http.StatusOK {
-		return apiError(r, resp)
+	if resp.Status != http.StatusOK {
+		return r.Error(resp)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -71,7 +72,7 @@ func errorMessage(body []byte) string {
 	if json.Unmarshal(body, &m) == nil && len(m) > 0 {
 		return fieldMessages(m)
 	}
-	return snippet(body)
+	return httpapi.Snippet(body)
 }
 
 func fieldMessages(m map[string]any) string {
@@ -107,7 +108,7 @@ func serverErrorMessage(body []byte) string {
 		Error     string `json:"error"`
 		Exception string `json:"exception"`
 	}
-	msg := snippet(body)
+	msg := httpapi.Snippet(body)
 	if json.Unmarshal(body, &e) == nil && e.Error != "" {
 		msg = strings.Join(strings.Fields(e.Error), " ")
 		if e.Exception != "" {
