@@ -2,60 +2,12 @@ package nautobot
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
-	"github.com/ipsync/ipsync/internal/plan"
-	"github.com/ipsync/ipsync/internal/resource"
 )
-
-// ApplyResult is what an Apply did.
-type ApplyResult struct {
-	// Written is the number of objects written.
-	Written int
-	// Counts counts the objects written, per kind and action.
-	Counts map[resource.Kind]map[plan.Action]int
-	// Writes and Reads count the HTTP requests sent, retries included.
-	Writes int
-	Reads  int
-	// Errors are the changes Nautobot refused; the others were written.
-	Errors []*ObjectError
-}
-
-func (r *ApplyResult) count(k resource.Kind, a plan.Action, n int) {
-	if n == 0 {
-		return
-	}
-	if r.Counts[k] == nil {
-		r.Counts[k] = map[plan.Action]int{}
-	}
-	r.Counts[k][a] += n
-	r.Written += n
-}
-
-// err summarizes the refused changes, or is nil.
-func (r ApplyResult) err() error {
-	if len(r.Errors) == 0 {
-		return nil
-	}
-	errs := make([]error, len(r.Errors))
-	for i, e := range r.Errors {
-		errs[i] = e
-	}
-	return fmt.Errorf("nautobot refused %d change(s): %w", len(r.Errors), errors.Join(errs...))
-}
-
-// ObjectError is one change Nautobot refused, with its message.
-type ObjectError struct {
-	Key     resource.Key
-	Action  plan.Action
-	Message string
-}
-
-func (e *ObjectError) Error() string { return fmt.Sprintf("%s %s: %s", e.Action, e.Key, e.Message) }
 
 // errorMessage renders a DRF error body: {"field": ["msg"]}, a list of
 // those (one per object of a bulk write), or {"detail": "msg"}.
