@@ -10,6 +10,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/bulkwrite"
 	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/ownership"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -151,20 +152,19 @@ func (a *applier) Learned(ch *plan.Change, id string) {
 }
 
 // Preflight checks, before the first write, that the marker exists where
-// it will be written: Nautobot silently drops custom field values it has
-// no definition for, which would leave objects without an owner.
+// it will be written (see ownership.Marker.Check).
 func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
-	marked := map[string]bool{} // content types that get the marker
-	vni := false
+	var marked []string // content types that get the marker
+	fields := map[string][]string{}
 	for _, ch := range writes {
 		if ch.Action == plan.Delete {
 			continue
 		}
-		if ep, ok := endpointOf(ch.Key.Kind); ok {
-			marked[ep.ct] = true
+		if ep, ok := endpointOf(ch.Key.Kind); ok && !slices.Contains(marked, ep.ct) {
+			marked = append(marked, ep.ct)
 		}
 		if p, ok := ch.Desired.(*resource.Prefix); ok && p.VNI != 0 {
-			vni = true
+			fields[a.c.cfg.VNIField] = []string{"ipam.prefix"}
 		}
 	}
 	if len(marked) == 0 {
@@ -174,41 +174,26 @@ func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 	if err != nil {
 		return fmt.Errorf("apply: read lookups: %w", err)
 	}
-	var tag *named
+	var found ownership.Found
 	for _, t := range l.refs[refTag] {
 		if t.Name == a.c.cfg.Tag {
-			tag = &t
+			found.Tag, found.TagTypes = true, t.ContentTypes
 		}
 	}
-	if tag == nil {
-		return fmt.Errorf("apply: tag %q does not exist in nautobot; run ipsync bootstrap first", a.c.cfg.Tag)
-	}
-	// Listed whole and matched by key: there is no key filter (strict
-	// filtering answers 400), and custom fields are few.
-	fields, err := sweep[wireCustomField](ctx, a.c, pathCustomFields, nil, a.t)
-	if err != nil {
-		return fmt.Errorf("apply: read custom fields: %w", err)
-	}
-	need := map[string][]string{a.c.cfg.OwnerField: {}}
-	if vni {
-		need[a.c.cfg.VNIField] = []string{"ipam.prefix"}
-	}
-	for ct := range marked {
-		need[a.c.cfg.OwnerField] = append(need[a.c.cfg.OwnerField], ct)
-		if !slices.Contains(tag.ContentTypes, ct) {
-			return fmt.Errorf("apply: tag %q may not be used on %s; run ipsync bootstrap first", a.c.cfg.Tag, ct)
+	if found.Tag {
+		// Listed whole and matched by key: there is no key filter (strict
+		// filtering answers 400), and custom fields are few.
+		cfs, err := sweep[wireCustomField](ctx, a.c, pathCustomFields, nil, a.t)
+		if err != nil {
+			return fmt.Errorf("apply: read custom fields: %w", err)
+		}
+		found.Fields = make(map[string][]string, len(cfs))
+		for _, f := range cfs {
+			found.Fields[f.Key] = f.ContentTypes
 		}
 	}
-	for key, cts := range need {
-		i := slices.IndexFunc(fields, func(f wireCustomField) bool { return f.Key == key })
-		if i < 0 {
-			return fmt.Errorf("apply: custom field %q does not exist in nautobot; run ipsync bootstrap first", key)
-		}
-		for _, ct := range cts {
-			if !slices.Contains(fields[i].ContentTypes, ct) {
-				return fmt.Errorf("apply: custom field %q is not defined for %s; run ipsync bootstrap first", key, ct)
-			}
-		}
+	if err := a.c.ownerMarker().Check("nautobot", found, marked, fields); err != nil {
+		return fmt.Errorf("apply: %w", err)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/ownership"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -95,4 +96,9 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
 		c.log.Warn("TLS certificate verification is off")
 	}
 	return c, nil
+}
+
+// ownerMarker is the marker the client writes and reads.
+func (c *Client) ownerMarker() ownership.Marker {
+	return ownership.Marker{Tag: c.cfg.Tag, OwnerField: c.cfg.OwnerField}
 }

@@ -45,7 +45,7 @@ func (c *Client) list(ctx context.Context, sc scope.Scope) ([]resource.Object, *
 	if err != nil {
 		return nil, nil, fmt.Errorf("read nautobot: %w", err)
 	}
-	r := &reading{c: c, t: t, scope: sc, want: kinds, m: &mapper{l: l, ownerField: c.cfg.OwnerField, vniField: c.cfg.VNIField}}
+	r := &reading{c: c, t: t, scope: sc, want: kinds, m: &mapper{l: l, owner: c.ownerMarker(), vniField: c.cfg.VNIField}}
 	for id, tag := range l.refs[refTag] {
 		if tag.Name == c.cfg.Tag {
 			r.m.managedTag = id
