@@ -178,7 +178,7 @@ func (a *applier) refused(ctx context.Context, rep *report, ep endpoint, method 
 	done := existed
 	list, ok := perItem(body, len(pending))
 	if !ok && len(pending) == 1 {
-		rep.Failed(pending[0], errorMessage(body))
+		rep.Failed(pending[0], httpapi.ErrorMessage(body))
 		return existed, nil
 	}
 	if ok && method == http.MethodPost {
@@ -190,7 +190,7 @@ func (a *applier) refused(ctx context.Context, rep *report, ep endpoint, method 
 			case idTaken(e):
 				before = append(before, pending[i])
 			default:
-				rep.Failed(pending[i], fieldMessages(e))
+				rep.Failed(pending[i], httpapi.FieldMessages(e))
 			}
 		}
 		if len(before) > 0 {
@@ -204,7 +204,7 @@ func (a *applier) refused(ctx context.Context, rep *report, ep endpoint, method 
 		if len(good) == len(pending) {
 			// Nothing named: the request as a whole was refused.
 			if len(pending) == 1 {
-				rep.Failed(pending[0], errorMessage(body))
+				rep.Failed(pending[0], httpapi.ErrorMessage(body))
 				return done, nil
 			}
 			return a.split(ctx, rep, ep, method, pending, done)
@@ -213,7 +213,7 @@ func (a *applier) refused(ctx context.Context, rep *report, ep endpoint, method 
 		return append(done, got...), err
 	}
 	if len(pending) == 1 {
-		rep.Failed(pending[0], errorMessage(body))
+		rep.Failed(pending[0], httpapi.ErrorMessage(body))
 		return existed, nil
 	}
 	return a.split(ctx, rep, ep, method, pending, done)

@@ -2,55 +2,10 @@ package nautobot
 
 import (
 	"encoding/json"
-	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
 )
-
-// errorMessage renders a DRF error body: {"field": ["msg"]}, a list of
-// those (one per object of a bulk write), or {"detail": "msg"}.
-func errorMessage(body []byte) string {
-	var list []map[string]any
-	if json.Unmarshal(body, &list) == nil {
-		for _, m := range list {
-			if len(m) > 0 {
-				return fieldMessages(m)
-			}
-		}
-	}
-	var m map[string]any
-	if json.Unmarshal(body, &m) == nil && len(m) > 0 {
-		return fieldMessages(m)
-	}
-	return httpapi.Snippet(body)
-}
-
-func fieldMessages(m map[string]any) string {
-	if d, ok := m["detail"].(string); ok && len(m) == 1 {
-		return d
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		var msgs []string
-		switch v := m[k].(type) {
-		case []any:
-			for _, x := range v {
-				msgs = append(msgs, fmt.Sprint(x))
-			}
-		default:
-			msgs = append(msgs, fmt.Sprint(v))
-		}
-		parts = append(parts, k+": "+strings.Join(msgs, " "))
-	}
-	return strings.Join(parts, "; ")
-}
 
 // serverErrorMessage renders the body of an HTTP 500. Nautobot's API
 // answers {"error": "...", "exception": "IntegrityError", ...}; the
