@@ -46,11 +46,15 @@ func (c *Client) Apply(ctx context.Context, changes []plan.Change) (ApplyResult,
 		BatchSize: c.cfg.BatchSize, Server: "nautobot", Tally: a.t, Progress: c.progress, Log: c.log})
 }
 
-// methods are the bulk write methods of the engine's ops.
-var methods = map[bulkwrite.Op]string{
-	bulkwrite.Update: http.MethodPatch,
-	bulkwrite.Create: http.MethodPost,
-	bulkwrite.Delete: http.MethodDelete,
+// bulkMethod is the bulk write method of an engine op.
+func bulkMethod(op bulkwrite.Op) string {
+	switch op {
+	case bulkwrite.Create:
+		return http.MethodPost
+	case bulkwrite.Delete:
+		return http.MethodDelete
+	}
+	return http.MethodPatch
 }
 
 // Write sends one batch as one bulk request (split when Nautobot refuses
@@ -60,7 +64,7 @@ func (a *applier) Write(ctx context.Context, b bulkwrite.Batch[map[string]any], 
 	if !ok {
 		return fmt.Errorf("apply: nautobot holds no %s objects", b.Kind)
 	}
-	method := methods[b.Op]
+	method := bulkMethod(b.Op)
 	done, err := a.send(ctx, rep, ep, method, b.Items)
 	if err != nil || b.Kind != resource.KindPrefix || b.Op == bulkwrite.Delete || b.Interim {
 		return err
