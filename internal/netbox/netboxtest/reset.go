@@ -1,7 +1,6 @@
 package netboxtest
 
 import (
-	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -38,11 +37,15 @@ func sweeps(seed SeedData) []sweep {
 	}
 }
 
-// emptiedMessage is the changelog message of the harness's deletes. When
-// the newest change NetBox logged carries it, nothing has been made since
-// the server was last emptied, and emptying it again is one request
-// instead of one per object type.
+// emptiedMessage is the changelog message that marks a finished sweep:
+// the harness creates and deletes a tag with it last. When NetBox's newest
+// change is that delete, nothing has been made since, and checking the
+// server is one request instead of one per object type. A sweep cut short
+// (an interrupted test run) leaves no mark, so the next one is complete.
 const emptiedMessage = "netboxtest: emptied between tests"
+
+// markTag is the tag whose deletion marks a finished sweep.
+const markTag = "netboxtest-emptied"
 
 // deleteBatch bounds one bulk delete: NetBox deletes one object at a time
 // inside the request, and a request of thousands would run for minutes.
@@ -88,48 +91,38 @@ func (c conn) createdSince(since int) (kinds map[string]bool, complete bool, err
 }
 
 // empty deletes, with bulk deletes, what tests and ipsync make of the
-// types in only (every type when only is nil), and keeps the seed.
+// types in only (every type when only is nil), keeps the seed, and marks
+// the changelog.
 func (c conn) empty(seed SeedData, only map[string]bool) error {
 	for _, sw := range sweeps(seed) {
 		if only != nil && !only[sw.kind] {
 			continue
 		}
 		path, _ := endpoint(sw.kind)
-		objs, err := c.list(path + "?fields=id,name,_depth")
+		objs, err := c.list(path + "?fields=id,name")
 		if err != nil {
 			return fmt.Errorf("list %s to empty it: %w", sw.kind, err)
 		}
-		objs = slices.DeleteFunc(objs, func(o map[string]any) bool {
-			name, _ := o["name"].(string)
-			return slices.Contains(sw.keep, name)
-		})
-		for _, batch := range deleteBatches(objs) {
-			if err := c.call(http.MethodDelete, path, batch, nil); err != nil {
+		var ids []map[string]any
+		for _, o := range objs {
+			if name, _ := o["name"].(string); !slices.Contains(sw.keep, name) {
+				ids = append(ids, map[string]any{"id": o["id"]})
+			}
+		}
+		for lo := 0; lo < len(ids); lo += deleteBatch {
+			if err := c.call(http.MethodDelete, path, ids[lo:min(lo+deleteBatch, len(ids))], nil); err != nil {
 				return fmt.Errorf("empty %s: %w", sw.kind, err)
 			}
 		}
 	}
+	var tag struct {
+		ID int `json:"id"`
+	}
+	if err := c.call(http.MethodPost, "/api/extras/tags/", map[string]any{"name": markTag, "slug": markTag}, &tag); err != nil {
+		return fmt.Errorf("mark the server emptied: %w", err)
+	}
+	if err := c.call(http.MethodDelete, "/api/extras/tags/", []map[string]any{{"id": tag.ID, "changelog_message": emptiedMessage}}, nil); err != nil {
+		return fmt.Errorf("mark the server emptied: %w", err)
+	}
 	return nil
-}
-
-// deleteBatches are the bulk delete bodies for objs. Nested objects
-// (locations) go deepest first, one depth per request: a parent deleted
-// first would take its children with it, unlogged by the harness's
-// message.
-func deleteBatches(objs []map[string]any) [][]map[string]any {
-	depth := func(o map[string]any) float64 { d, _ := o["_depth"].(float64); return d }
-	slices.SortStableFunc(objs, func(a, b map[string]any) int { return cmp.Compare(depth(b), depth(a)) })
-	var batches [][]map[string]any
-	var cur []map[string]any
-	for i, o := range objs {
-		if len(cur) == deleteBatch || i > 0 && depth(o) != depth(objs[i-1]) {
-			batches = append(batches, cur)
-			cur = nil
-		}
-		cur = append(cur, map[string]any{"id": o["id"], "changelog_message": emptiedMessage})
-	}
-	if len(cur) > 0 {
-		batches = append(batches, cur)
-	}
-	return batches
 }

@@ -1,48 +1,65 @@
 package netboxtest
 
 import (
-	"fmt"
+	"net/http"
 	"testing"
+
+	"github.com/ipsync/ipsync/internal/reqcount"
 )
 
-func TestDeleteBatches(t *testing.T) {
-	flat := func(n int) []map[string]any {
-		var objs []map[string]any
-		for i := range n {
-			objs = append(objs, map[string]any{"id": float64(i + 1)})
-		}
-		return objs
-	}
+// countingTransport counts what the harness itself sends.
+type countingTransport struct{ c *reqcount.Counter }
+
+func (ct countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	ct.c.Add(r.Method, r.URL.Path)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestEmptyingFollowsTheChangelog: the harness trusts a clean server only
+// when the newest change is its mark, and after a test sweeps only what
+// the changelog shows created; anything else gets a whole sweep.
+func TestEmptyingFollowsTheChangelog(t *testing.T) {
+	s := New(t)
+	var sent reqcount.Counter
+	s.direct.http = &http.Client{Transport: countingTransport{&sent}}
 	for _, tt := range []struct {
-		name string
-		objs []map[string]any
-		want string // ids per request; the length of a long one
+		name   string
+		before func(t *testing.T)
+		empty  func() error
+		lists  int // GETs of list endpoints other than the changelog
 	}{
-		{"none", nil, "[]"},
-		{"one request", flat(3), "[[1 2 3]]"},
-		{"batches of 500", flat(1001), "[500 500 [1001]]"},
-		{"deepest first, a request per depth", []map[string]any{
-			{"id": 1.0, "_depth": 0.0}, {"id": 2.0, "_depth": 1.0}, {"id": 3.0, "_depth": 2.0}, {"id": 4.0, "_depth": 1.0},
-		}, "[[3] [2 4] [1]]"},
+		{"clean, nothing since", func(*testing.T) {}, s.emptyBefore, 0},
+		{"an object created since", func(t *testing.T) {
+			create(t, s, "/api/ipam/vrfs/", map[string]any{"name": "left"})
+		}, s.emptyBefore, len(sweeps(Seed()))},
+		// A sweep cut short: deletes without the mark that ends a sweep.
+		{"deleted since, without the mark", func(t *testing.T) {
+			id := create(t, s, "/api/ipam/vrfs/", map[string]any{"name": "left"})
+			create(t, s, "/api/ipam/vlan-groups/", map[string]any{"name": "g", "slug": "g"})
+			s.Call(t, http.MethodDelete, detailPath(t, "ipam.vrf", id), nil, nil)
+		}, s.emptyBefore, len(sweeps(Seed()))},
+		{"after a test, the types it created", func(t *testing.T) {
+			create(t, s, "/api/ipam/vrfs/", map[string]any{"name": "left"})
+			create(t, s, "/api/ipam/vlan-groups/", map[string]any{"name": "g", "slug": "g"})
+		}, s.emptyAfter, 2},
+		{"after a test that created nothing", func(*testing.T) {}, s.emptyAfter, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var got []any
-			for _, b := range deleteBatches(tt.objs) {
-				if len(b) > 10 {
-					got = append(got, len(b))
-					continue
-				}
-				var ids []any
-				for _, o := range b {
-					if o["changelog_message"] != emptiedMessage {
-						t.Errorf("delete of %v without the harness's changelog message", o["id"])
-					}
-					ids = append(ids, o["id"])
-				}
-				got = append(got, ids)
+			tt.before(t)
+			sent.Reset()
+			if err := tt.empty(); err != nil {
+				t.Fatal(err)
 			}
-			if s := fmt.Sprint(got); s != tt.want {
-				t.Errorf("deleteBatches = %s, want %s", s, tt.want)
+			if lists := sent.Requests(http.MethodGet, "/api/") - sent.Requests(http.MethodGet, "/api/core/object-changes/"); lists != tt.lists {
+				t.Errorf("%d lists read to empty the server, want %d", lists, tt.lists)
+			}
+			for _, kind := range []string{"ipam.vrf", "ipam.vlangroup"} {
+				if n := s.Count(t, kind); n != 0 {
+					t.Errorf("%d %s left", n, kind)
+				}
+			}
+			if _, emptied, err := s.direct.newestChange(); err != nil || !emptied {
+				t.Errorf("the newest change is not the harness's mark (err %v)", err)
 			}
 		})
 	}
