@@ -126,7 +126,10 @@ func TestCreateRangeCutOff(t *testing.T) {
 			name: "the run is cancelled while the new range is tagged",
 			cut: func(r *http.Request, cancel context.CancelFunc) bool {
 				if r.Method == http.MethodPut {
+					// The answer waits until the client has seen the
+					// cancellation; answering at once would race it.
 					cancel()
+					<-r.Context().Done()
 				}
 				return true
 			},
