@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
@@ -146,7 +147,10 @@ func slicesDelete(objs []resource.Object, k resource.Key) []resource.Object {
 func TestWritesPerKindAreBatched(t *testing.T) { nbtest.Each(t, writesPerKindAreBatched) }
 
 func writesPerKindAreBatched(t *testing.T, srv *nbtest.Server) {
-	e := newEnvOn(t, srv, func(c *Config) { c.BatchSize = 100 }, false)
+	// A loaded machine can take more than the default minute for a batch
+	// of 100 addresses; a retry after the timeout would be one more
+	// request than the batching this test counts.
+	e := newEnvOn(t, srv, func(c *Config) { c.BatchSize, c.Timeout = 100, 10*time.Minute }, false)
 	// Groups and their VLANs interleaved, as a caller might list them:
 	// still one request for the groups.
 	var objs []resource.Object
