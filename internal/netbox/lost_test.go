@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,12 +17,14 @@ import (
 	"github.com/ipsync/ipsync/internal/scope"
 )
 
-// loseAnswers sends requests on, and loses the answer of the first n
-// POSTs to path after NetBox has written them.
+// loseAnswers sends requests on, and replaces the answer of the first n
+// POSTs to path, after NetBox has written them, by a reset connection
+// (or, with as500, by an HTTP 500, as a failure after the commit).
 type loseAnswers struct {
-	next http.RoundTripper
-	path string
-	n    atomic.Int32
+	next  http.RoundTripper
+	path  string
+	as500 bool
+	n     atomic.Int32
 }
 
 func (l *loseAnswers) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -31,16 +34,28 @@ func (l *loseAnswers) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
+	if l.as500 {
+		body := `{"error": "failed after the commit", "exception": "RuntimeError"}`
+		return &http.Response{StatusCode: http.StatusInternalServerError, Header: http.Header{}, Request: r,
+			Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body))}, nil
+	}
 	return nil, errors.New("connection reset after the request was sent")
 }
 
 // TestLostCreateNotDuplicated loses the answer of a bulk create that
-// NetBox committed: the retry finds the objects by natural key and owner
-// marker and sends nothing again, so none is duplicated, and the ids
-// learnt let later writes refer to them.
+// NetBox committed, or has it fail with HTTP 500 after the commit: the
+// objects are found by natural key and owner marker and not sent again,
+// so none is duplicated, and the ids learnt let later writes refer to
+// them.
 func TestLostCreateNotDuplicated(t *testing.T) {
+	for _, as500 := range []bool{false, true} {
+		t.Run(fmt.Sprint("HTTP 500 ", as500), func(t *testing.T) { lostCreateNotDuplicated(t, as500) })
+	}
+}
+
+func lostCreateNotDuplicated(t *testing.T, as500 bool) {
 	e := realEnv(t, nil, false)
-	lose := &loseAnswers{next: http.DefaultTransport, path: "/api/ipam/vlans/"}
+	lose := &loseAnswers{next: http.DefaultTransport, path: "/api/ipam/vlans/", as500: as500}
 	lose.n.Store(1)
 	c, err := New(e.c.cfg, slog.New(slog.DiscardHandler), WithHTTPClient(&http.Client{Transport: lose}),
 		WithClock(clocktest.NewInstant(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))

@@ -138,6 +138,27 @@ func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pen
 	case resp.Status == http.StatusBadRequest || resp.Status == http.StatusConflict || resp.Status == http.StatusForbidden:
 		return a.refused(ctx, ep, method, pending, resp.Body, rep)
 	case resp.Status == http.StatusInternalServerError:
+		if method == http.MethodPost {
+			// NetBox rolls a failed request's transaction back, but a
+			// 500 raised after the commit (rendering the answer) leaves
+			// the objects written: what exists now is not sent again.
+			found, err := a.lostCreates(ctx, ep, pending)
+			if err != nil {
+				return nil, fmt.Errorf("apply: netbox answers HTTP 500 to a create at %s and fails a read there too: %w", ep.path, err)
+			}
+			var rest []item
+			for _, it := range pending {
+				if id, ok := found[it.Change.Key]; ok {
+					it.ID = strconv.Itoa(id)
+					rep.Done(it)
+				} else {
+					rest = append(rest, it)
+				}
+			}
+			if pending = rest; len(pending) == 0 {
+				return nil, nil
+			}
+		}
 		if len(pending) == 1 {
 			rep.Failed(pending[0], "netbox failed on it (HTTP 500): "+httpapi.Snippet(resp.Body))
 			return nil, nil
