@@ -29,6 +29,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{"a plain vlan", &resource.VLAN{M: meta(), Group: "g", VID: 1, Name: "a", Status: "Active", Role: "storage", Tenant: "acme"}, "", ""},
 		{"segment range", &resource.SegmentRange{Name: "r", NetworkType: "vlan", Minimum: 1, Maximum: 2}, "", "netbox holds no segment ranges"},
+		{"the global table declared", &resource.Namespace{M: meta(), Name: GlobalNamespace, Description: "global"}, "name", "global table"},
 		{"namespace with a location", &resource.Namespace{M: meta(), Name: "n", Location: "a11"}, "location", "a VRF has no location"},
 		{"prefix with two locations", &resource.Prefix{M: meta(), Namespace: "n", Prefix: pfx("10.0.0.0/24"), Type: "network", Status: "Active", Locations: []string{"a11", "a12"}},
 			"locations", "one scope"},
