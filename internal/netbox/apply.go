@@ -1,0 +1,125 @@
+package netbox
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/ipsync/ipsync/internal/bulkwrite"
+	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// item is one object of a write; its body is the request object.
+type item = bulkwrite.Item[map[string]any]
+
+// applier is one Apply in progress: the NetBox wire of the shared write
+// engine.
+type applier struct {
+	c *Client
+	t *httpapi.Tally
+	// saved sends updates and deletes one object per request with
+	// If-Match (see ApplySaved).
+	saved bool
+	// versions are the versions objects have after an interim write,
+	// for the If-Match of their own write.
+	versions *versions
+}
+
+// Apply writes the changes in dependency order, in bulk requests of
+// BatchSize (see bulkwrite.Apply). Changes NetBox refuses are reported in
+// ApplyResult.Errors and in the error, with what refers to them; the
+// others are written. An error with no ApplyResult.Errors means NetBox
+// could not be written to at all (after retries) and the remaining
+// changes were not attempted.
+func (c *Client) Apply(ctx context.Context, changes []plan.Change) (ApplyResult, error) {
+	return c.apply(ctx, changes, false)
+}
+
+// ApplySaved is Apply for a saved plan: each update and delete is sent
+// alone (Config.Concurrency at once) with If-Match: W/"<Meta.Version>",
+// the version the plan saw, so an object changed in NetBox since the plan
+// answers 412 and is refused alone, with what refers to it; everything
+// else of the plan is written.
+func (c *Client) ApplySaved(ctx context.Context, changes []plan.Change) (ApplyResult, error) {
+	return c.apply(ctx, changes, true)
+}
+
+func (c *Client) apply(ctx context.Context, changes []plan.Change, saved bool) (ApplyResult, error) {
+	a := &applier{c: c, t: &httpapi.Tally{}, saved: saved, versions: &versions{m: map[resource.Key]string{}}}
+	return bulkwrite.Apply(ctx, a, changes, bulkwrite.Options{BatchSize: c.cfg.BatchSize, Server: "netbox",
+		Tally: a.t, Progress: c.progress, Log: c.log})
+}
+
+// Item builds the request object of one change.
+func (a *applier) Item(ch *plan.Change) (item, error) {
+	if ch.Action == plan.Create {
+		b, err := a.c.body(ch.Desired)
+		return item{Change: ch, Body: b}, err
+	}
+	id, err := currentID(ch)
+	if err != nil {
+		return item{}, err
+	}
+	if ch.Action == plan.Delete {
+		return item{Change: ch, ID: strconv.Itoa(id), Body: map[string]any{"id": id}}, nil
+	}
+	b, err := a.c.patchBody(ch, id)
+	return item{Change: ch, ID: strconv.Itoa(id), Body: b}, err
+}
+
+// Interim builds the write of a change's interim values.
+func (a *applier) Interim(ch *plan.Change) (item, error) {
+	id, err := currentID(ch)
+	if err != nil {
+		return item{}, err
+	}
+	body := map[string]any{"id": id}
+	for _, f := range ch.Interim {
+		for _, k := range wireFields(ch.Key.Kind, f.Field) {
+			body[k] = f.New
+		}
+	}
+	return item{Change: ch, ID: strconv.Itoa(id), Body: body, Aux: true}, nil
+}
+
+// Writers is how many bulk writes of kind k may run at once. Only IP
+// addresses and VLANs go together: neither refers to another object of
+// its kind, while a prefix's write re-parents the prefixes around it,
+// which concurrent batches would race for.
+func (a *applier) Writers(k resource.Kind) int {
+	if k == resource.KindIPAddress || k == resource.KindVLAN {
+		return a.c.cfg.Concurrency
+	}
+	return 1
+}
+
+// Learned remembers the ids of the kinds other objects refer to.
+func (a *applier) Learned(ch *plan.Change, id string) {
+	k := ch.Key.Kind
+	if k != resource.KindNamespace && k != resource.KindVLANGroup && k != resource.KindVLAN {
+		return
+	}
+	if ch.Action == plan.Delete {
+		a.c.forget(ch.Key)
+		return
+	}
+	if cur := ch.Current; cur != nil && cur.Key() != ch.Key {
+		a.c.forget(cur.Key()) // renumbered: the id answers to the new key only
+	}
+	if n, err := strconv.Atoi(id); err == nil {
+		a.c.learn(ch.Key, n)
+	}
+}
+
+func currentID(ch *plan.Change) (int, error) {
+	if ch.Current == nil {
+		return 0, fmt.Errorf("the change has no current object")
+	}
+	id, err := strconv.Atoi(ch.Current.Meta().ID)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("the current object has no netbox id (%q)", ch.Current.Meta().ID)
+	}
+	return id, nil
+}
