@@ -49,8 +49,8 @@ func BenchmarkRealNautobot100k(b *testing.B) {
 		prefixes, _ = strconv.Atoi(v)
 	}
 	srv := nbtest.Real3(b)
-	objs := bulkSetOf(prefixes, "", owner)
-	rawObjs := bulkSetOf(prefixes, "raw-", "static:raw")
+	objs := benchdata.Site(prefixes, "", owner)
+	rawObjs := benchdata.Site(prefixes, "raw-", "static:raw")
 	ctx := context.Background()
 	newClient := func() *Client {
 		c, err := New(Config{URL: srv.URL(), Token: srv.Token()}, slog.New(slog.DiscardHandler))
