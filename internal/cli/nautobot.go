@@ -11,7 +11,7 @@ import (
 	"github.com/ipsync/ipsync/internal/agent"
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/nautobot"
-	"github.com/ipsync/ipsync/internal/nautobot/lease"
+	"github.com/ipsync/ipsync/internal/lease"
 	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -70,7 +70,7 @@ func (e *env) openLease(cfg *config.Config, owner resource.Owner) (agent.Lease, 
 	// Containers often share a host name pattern and pid 1; the random part
 	// keeps two agents from taking each other's lease for their own.
 	holder := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), rand.Text()[:8])
-	return lease.New(c, lease.Config{Name: string(owner), Holder: holder, TTL: cfg.Agent.LeaseTTL}), nil
+	return lease.New(c, lease.NautobotTags, lease.Config{Name: string(owner), Holder: holder, TTL: cfg.Agent.LeaseTTL}), nil
 }
 
 func newBootstrap(e *env) *cobra.Command {
