@@ -200,6 +200,19 @@ func (r *Result) Apply(ctx context.Context, t Target) (int, error) {
 // touches moved since, if a reference no longer resolves, or if the target
 // cannot hold an object it writes. The refusals it was saved with stay.
 func Saved(ctx context.Context, saved *plan.Plan, t Target) (*Result, error) {
+	return checkSaved(ctx, saved, t, Stale)
+}
+
+// SavedPerObject is Saved for a target that applies a saved plan with a
+// compare-and-swap per object (NetBox's If-Match): an object changed since
+// the plan is left to that check, which refuses it alone while the rest is
+// written, instead of refusing the whole plan here. A create whose key was
+// taken since, which no compare-and-swap guards, still refuses it.
+func SavedPerObject(ctx context.Context, saved *plan.Plan, t Target) (*Result, error) {
+	return checkSaved(ctx, saved, t, StaleCreates)
+}
+
+func checkSaved(ctx context.Context, saved *plan.Plan, t Target, stale func(*plan.Plan, []resource.Object) []string) (*Result, error) {
 	current, names, err := read(ctx, t)
 	if err != nil {
 		return nil, err
@@ -213,7 +226,7 @@ func Saved(ctx context.Context, saved *plan.Plan, t Target) (*Result, error) {
 	}
 	r.addProblems(References(saved, desired, current, names)...)
 	r.CheckTarget(t)
-	if moved := Stale(saved, current); len(moved) > 0 {
+	if moved := stale(saved, current); len(moved) > 0 {
 		r.Plan.Refusals = append(r.Plan.Refusals, fmt.Sprintf("the target changed since the plan was made (%s moved); make a new plan:\n    %s",
 			plural.Of(len(moved), "object"), strings.Join(moved, "\n    ")))
 	}

@@ -10,7 +10,15 @@ import (
 // Stale lists the objects a saved plan touches that are no longer as the plan
 // saw them: created since (for creates), or changed, re-owned or gone (for
 // updates, adopts and deletes), compared by the target's change stamp.
-func Stale(p *plan.Plan, current []resource.Object) []string {
+func Stale(p *plan.Plan, current []resource.Object) []string { return stale(p, current, true) }
+
+// StaleCreates is Stale for a target that writes a saved plan's updates
+// and deletes only to objects still as the plan saw them (a compare-and-swap
+// per object): it lists only what that cannot guard, a key taken since by
+// an object the plan would create or renumber to.
+func StaleCreates(p *plan.Plan, current []resource.Object) []string { return stale(p, current, false) }
+
+func stale(p *plan.Plan, current []resource.Object, changed bool) []string {
 	now := make(map[resource.Key]resource.Object, len(current))
 	for _, c := range current {
 		now[c.Key()] = c
@@ -35,7 +43,7 @@ func Stale(p *plan.Plan, current []resource.Object) []string {
 		switch {
 		case c.Action == plan.Create && exists:
 			moved = append(moved, fmt.Sprintf("%s: created by someone else since the plan", c.Key))
-		case c.Action == plan.Create:
+		case c.Action == plan.Create, !changed:
 		case !exists:
 			moved = append(moved, fmt.Sprintf("%s: gone since the plan", key))
 		case cur.Meta().Owner != c.Current.Meta().Owner:
