@@ -89,8 +89,8 @@ func parseRecord(s string) (record, bool) {
 
 type tag struct {
 	ID          objectID `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
 }
 
 // Acquire takes or renews the lease and reports whether this agent holds it.

@@ -18,11 +18,12 @@ import (
 func TestSavedPerObject(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
-		name string
-		edit func(store *memory.Store) // between plan and apply
-		want string                    // a fragment of the refusal, "" for none
+		name        string
+		edit        func(store *memory.Store) // between plan and apply
+		want        string                    // a fragment of the refusal, "" for none
+		wantChanged string                    // the keys of Result.Changed
 	}{
-		{"nothing moved", func(*memory.Store) {}, ""},
+		{"nothing moved", func(*memory.Store) {}, "", ""},
 		{"the updated VLAN was edited by hand", func(store *memory.Store) {
 			objs, _ := store.List(ctx)
 			for _, o := range objs {
@@ -31,10 +32,10 @@ func TestSavedPerObject(t *testing.T) {
 					store.Put(v)
 				}
 			}
-		}, ""},
+		}, "", "vlan a11-12-network/100"},
 		{"the created prefix's key was taken", func(store *memory.Store) {
 			store.Put(&resource.Prefix{Namespace: "a11", Prefix: netip.MustParsePrefix("10.0.1.0/24"), Status: "Active"})
-		}, "prefix a11/10.0.1.0/24: created by someone else since the plan"},
+		}, "prefix a11/10.0.1.0/24: created by someone else since the plan", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +53,13 @@ func TestSavedPerObject(t *testing.T) {
 			again, err := SavedPerObject(ctx, saved.Plan, store)
 			if err != nil {
 				t.Fatal(err)
+			}
+			var keys []string
+			for _, k := range again.Changed {
+				keys = append(keys, k.String())
+			}
+			if got := strings.Join(keys, " "); got != tt.wantChanged {
+				t.Errorf("SavedPerObject changed = %q, want %q", got, tt.wantChanged)
 			}
 			got := strings.Join(again.Plan.Refusals, "\n")
 			switch {

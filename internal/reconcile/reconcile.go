@@ -51,6 +51,10 @@ type Result struct {
 	// target. Each is also one of the Plan's Refusals, so that a saved
 	// plan carries them and stays refused.
 	Problems []Problem
+	// Changed are the objects of a saved plan changed since it was made,
+	// which SavedPerObject leaves to the target's compare-and-swap to
+	// refuse one by one.
+	Changed []resource.Key
 }
 
 // addProblems adds the problems not yet refused: a saved plan, checked
@@ -209,7 +213,16 @@ func Saved(ctx context.Context, saved *plan.Plan, t Target) (*Result, error) {
 // written, instead of refusing the whole plan here. A create whose key was
 // taken since, which no compare-and-swap guards, still refuses it.
 func SavedPerObject(ctx context.Context, saved *plan.Plan, t Target) (*Result, error) {
-	return checkSaved(ctx, saved, t, StaleCreates)
+	r, err := checkSaved(ctx, saved, t, StaleCreates)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range stale(saved, r.Current) {
+		if !m.taken {
+			r.Changed = append(r.Changed, m.key)
+		}
+	}
+	return r, nil
 }
 
 func checkSaved(ctx context.Context, saved *plan.Plan, t Target, stale func(*plan.Plan, []resource.Object) []string) (*Result, error) {
