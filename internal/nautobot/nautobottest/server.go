@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/ipsync/ipsync/internal/reqcount"
 )
 
 // Handler serves the emulated API. It can be mounted on any listener (a
@@ -24,7 +26,7 @@ type Handler struct {
 
 	fmu    sync.Mutex // guards faults
 	faults []*Fault
-	counts Counter
+	counts reqcount.Counter
 }
 
 // NewHandler returns a handler whose state is a freshly installed

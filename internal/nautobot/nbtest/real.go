@@ -2,27 +2,25 @@ package nbtest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/reqcount"
 )
 
 // real is a real Nautobot seen through a counting proxy.
 type real struct {
 	upstream string
 	token    string
-	counts   *nautobottest.Counter
+	counts   *reqcount.Counter
 }
 
 // start gives t a clean server: emptied now and, with after, again when t
@@ -33,19 +31,8 @@ func (r *real) start(t testing.TB, after bool) *httptest.Server {
 		t.Fatalf("clean the server for the test: %v", err)
 	}
 	target, _ := url.Parse(r.upstream)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.ErrorHandler = func(w http.ResponseWriter, req *http.Request, err error) {
-		// A client that gave up (an agent shutting down) is not news.
-		if !errors.Is(err, context.Canceled) {
-			t.Logf("proxy: %s %s: %v", req.Method, req.URL.Path, err)
-		}
-		w.WriteHeader(http.StatusBadGateway)
-	}
 	r.counts.Reset()
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.counts.Add(req.Method, req.URL.Path)
-		proxy.ServeHTTP(w, req)
-	}))
+	ts := httptest.NewServer(reqcount.Proxy(target, r.counts, t.Logf))
 	t.Cleanup(func() {
 		ts.Close()
 		if !after {

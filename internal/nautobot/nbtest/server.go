@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/reqcount"
 )
 
 // Seed is what the tests refer to and Nautobot owns. A real server has it
@@ -238,6 +239,6 @@ func connect(u, token string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("GET /api/status/: %w", err)
 	}
-	r := &real{upstream: u, token: token, counts: &nautobottest.Counter{}}
+	r := &real{upstream: u, token: token, counts: &reqcount.Counter{}}
 	return &Server{Name: "nautobot-" + st.Version, token: token, http: http.DefaultClient, real: r}, nil
 }

@@ -1,13 +1,15 @@
-package nautobottest
+// Package reqcount counts HTTP requests by method and path, for tests that
+// assert how many requests ipsync sent. An emulator counts what it serves;
+// a real server is counted through Proxy, so that assertions read alike on
+// both.
+package reqcount
 
 import (
 	"strings"
 	"sync"
 )
 
-// Counter counts requests by method and path. The emulator counts what it
-// receives; tests against a real Nautobot count through a proxy with the
-// same Counter, so request-count assertions read alike on both.
+// Counter counts requests by method and path. Its zero value is ready.
 type Counter struct {
 	mu sync.Mutex
 	n  map[string]int
