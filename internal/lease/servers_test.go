@@ -5,16 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/nautobot"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
 )
 
 // server is one place a lease lives, with the tag fields it wants.
@@ -37,35 +35,17 @@ func eachServer(t *testing.T, fn func(t *testing.T, srv server)) {
 	t.Run("netbox", func(t *testing.T) { fn(t, realNetBox(t)) })
 }
 
-// realNetBox is the NetBox of IPSYNC_NETBOX_URL, without lease tags before
-// and after the test; t is skipped without one.
+// realNetBox is the NetBox of IPSYNC_NETBOX_URL, emptied before and after
+// the test; t is skipped without one.
 func realNetBox(t *testing.T) server {
 	t.Helper()
-	u, token := os.Getenv("IPSYNC_NETBOX_URL"), os.Getenv("IPSYNC_NETBOX_TOKEN")
-	if u == "" || token == "" {
-		t.Skip("set IPSYNC_NETBOX_URL and IPSYNC_NETBOX_TOKEN to a NetBox 4.7 (scripts/netbox-up.sh start; token) to run against it")
-	}
-	base, err := url.Parse(strings.TrimRight(u, "/"))
+	s := netboxtest.New(t)
+	base, err := url.Parse(s.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := jsonAPI{httpapi.New(httpapi.Config{Base: base, Auth: "Bearer " + token, Server: "netbox", Timeout: 30 * time.Second, MaxRetries: 2})}
-	clear := func() {
-		var page struct {
-			Results []tag `json:"results"`
-		}
-		if _, err := api.Call(context.Background(), http.MethodGet, tagsPath, url.Values{"name__isw": {"ipsync-lease:"}, "limit": {"1000"}}, nil, &page); err != nil {
-			t.Fatalf("list lease tags: %v", err)
-		}
-		for _, tg := range page.Results {
-			if _, err := api.Call(context.Background(), http.MethodDelete, tagsPath+string(tg.ID)+"/", nil, nil, nil); err != nil {
-				t.Fatalf("delete lease tag %s: %v", tg.Name, err)
-			}
-		}
-	}
-	clear()
-	t.Cleanup(clear)
-	return server{api: api, fields: NetBoxTags}
+	c := httpapi.New(httpapi.Config{Base: base, Auth: netboxtest.Authorization(s.Token()), Server: "netbox", Timeout: 30 * time.Second, MaxRetries: 2})
+	return server{api: jsonAPI{c}, fields: NetBoxTags}
 }
 
 // jsonAPI is API over the shared request loop, as a target adapter's Call
