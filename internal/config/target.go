@@ -85,42 +85,23 @@ func (c *Config) chooseTarget(keys map[string]*yaml.Node) []Problem {
 	return nil
 }
 
-// targetProblems checks the target and its section.
+// targetProblems checks the target and the netbox section, which
+// --target netbox may use even where it is not the target.
 func (c *Config) targetProblems() []Problem {
 	var out []Problem
 	add := func(path, format string, args ...any) {
 		out = append(out, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
 	}
 	switch c.Target {
-	case "", TargetNautobot:
-	case TargetNetBox:
-		n := c.NetBox
-		if n.URL == "" {
-			add("netbox.url", "required with target netbox: the NetBox to write to, like https://netbox.example.com")
-		}
-		if n.LocationScope != ScopeSite && n.LocationScope != ScopeLocation {
-			add("netbox.location_scope", "%q: want site (spec locations are NetBox sites) or location (NetBox locations)%s",
-				n.LocationScope, didyoumean.Hint(n.LocationScope, []string{ScopeSite, ScopeLocation}, nil))
-		}
-		if n.RIR == "" {
-			add("netbox.rir", "want the name of the RIR new ASNs get (default private); NetBox requires one on every ASN")
-		}
-		for _, f := range []struct {
-			path string
-			v    int
-		}{{"netbox.page_size", n.PageSize}, {"netbox.batch_size", n.BatchSize}, {"netbox.concurrency", n.Concurrency}} {
-			if f.v <= 0 {
-				add(f.path, "%d: must be positive", f.v)
-			}
-		}
-		if n.PageSize > 1000 {
-			add("netbox.page_size", "%d: NetBox answers at most 1000 objects a page (its MAX_PAGE_SIZE)", n.PageSize)
-		}
-		if n.Timeout <= 0 {
-			add("netbox.timeout", "%v: must be positive", n.Timeout)
-		}
+	case "", TargetNautobot, TargetNetBox:
 	default:
 		add("target", "%q: want nautobot or netbox%s", c.Target, didyoumean.Hint(c.Target, targets, nil))
+	}
+	if c.Target == TargetNetBox && c.NetBox.URL == "" {
+		add("netbox.url", "required with target netbox: the NetBox to write to, like https://netbox.example.com")
+	}
+	if c.Target == TargetNetBox || c.NetBox.URL != "" {
+		out = append(out, c.NetBox.problems()...)
 	}
 	for _, u := range []struct{ path, url string }{{"nautobot.url", c.Nautobot.URL}, {"netbox.url", c.NetBox.URL}} {
 		if u.url == "" {
@@ -130,6 +111,35 @@ func (c *Config) targetProblems() []Problem {
 		if err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
 			add(u.path, "%q: want http(s)://host[:port]", u.url)
 		}
+	}
+	return out
+}
+
+func (n NetBox) problems() []Problem {
+	var out []Problem
+	add := func(path, format string, args ...any) {
+		out = append(out, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+	}
+	if n.LocationScope != ScopeSite && n.LocationScope != ScopeLocation {
+		add("netbox.location_scope", "%q: want site (spec locations are NetBox sites) or location (NetBox locations)%s",
+			n.LocationScope, didyoumean.Hint(n.LocationScope, []string{ScopeSite, ScopeLocation}, nil))
+	}
+	if n.RIR == "" {
+		add("netbox.rir", "want the name of the RIR new ASNs get (default private); NetBox requires one on every ASN")
+	}
+	for _, f := range []struct {
+		path string
+		v    int
+	}{{"netbox.page_size", n.PageSize}, {"netbox.batch_size", n.BatchSize}, {"netbox.concurrency", n.Concurrency}} {
+		if f.v <= 0 {
+			add(f.path, "%d: must be positive", f.v)
+		}
+	}
+	if n.PageSize > 1000 {
+		add("netbox.page_size", "%d: NetBox answers at most 1000 objects a page (its MAX_PAGE_SIZE)", n.PageSize)
+	}
+	if n.Timeout <= 0 {
+		add("netbox.timeout", "%v: must be positive", n.Timeout)
 	}
 	return out
 }

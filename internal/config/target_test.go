@@ -83,6 +83,7 @@ func TestTargetErrors(t *testing.T) {
 		{"invalid-netbox-page-size.yaml", "3:14: netbox.page_size: 5000: NetBox answers at most 1000 objects a page"},
 		{"invalid-netbox-url.yaml", `2:8: netbox.url: "netbox.example.com": want http(s)://host[:port]`},
 		{"invalid-netbox-empty-rir.yaml", "3:8: netbox.rir: want the name of the RIR new ASNs get"},
+		{"invalid-netbox-aside.yaml", `5:19: netbox.location_scope: "rack": want site`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
