@@ -81,7 +81,7 @@ func TestCIStepForTestsThatRestartRabbitMQ(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	skip := regexp.MustCompile(`go test -p 1 (?:-\S+ \S+ )*-skip '([^']+)' (?:-\S+ \S+ )*-json \./\.\.\.`).FindSubmatch(ci)
+	skip := regexp.MustCompile(`go test -p 1 (?:-\S+ \S+ )*-skip '([^']+)' (?:-\S+ \S+ )*-json (?:\./\.\.\.|\$main_pkgs)`).FindSubmatch(ci)
 	step := regexp.MustCompile(`IPSYNC_RABBITMQ_SCRIPT=\S+ go test -p 1 -count=1 -run '([^']+)' ((?:\./\S+/ ?)+)`).FindSubmatch(ci)
 	if skip == nil || step == nil {
 		t.Fatalf(".ci/run: the main test step's -skip or the restart step's -run not found")

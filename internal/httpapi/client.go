@@ -109,14 +109,15 @@ func (t *Tally) count(method string) {
 	if t == nil {
 		return
 	}
-	if method == http.MethodGet {
+	if method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions {
 		t.reads.Add(1)
 	} else {
 		t.writes.Add(1)
 	}
 }
 
-// Reads is the number of GET requests sent.
+// Reads is the number of requests sent that change nothing (GET, HEAD,
+// OPTIONS).
 func (t *Tally) Reads() int64 { return t.reads.Load() }
 
 // Writes is the number of other requests sent.

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
-	"github.com/ipsync/ipsync/internal/plan"
-	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/httpapi"
 )
 
 // retries500 is how often a write of one object is retried after an HTTP
@@ -40,22 +38,22 @@ const retries500 = 2
 // Nautobot also fails a plain read of the endpoint: then it is failing
 // as a whole and the run stops. Other 5xx (502, 503, 504: a proxy, a
 // restart) are retried as before.
-func (a *applier) send(ctx context.Context, ep endpoint, method string, items []item) ([]item, error) {
+func (a *applier) send(ctx context.Context, rep *report, ep endpoint, method string, items []item) ([]item, error) {
 	if len(items) == 0 {
 		return nil, nil
 	}
 	pending := items
 	var existed []item
 	var answer []written
-	r := request{method: method, path: ep.path, tally: a.t, answer500: true,
-		decode: func(b []byte) error {
+	r := httpapi.Request{Method: method, Path: ep.path, Tally: a.t, Answer500: true,
+		Decode: func(b []byte) error {
 			if method == http.MethodDelete {
 				return nil
 			}
 			answer = nil
 			return json.Unmarshal(b, &answer)
 		},
-		body: func(ctx context.Context, attempt int, maybeSent bool) ([]byte, bool, error) {
+		Body: func(ctx context.Context, attempt int, maybeSent bool) ([]byte, bool, error) {
 			if method == http.MethodPost && maybeSent {
 				// An earlier attempt may have been committed before the
 				// answer was lost. Ids are ours, so what exists now is
@@ -66,7 +64,7 @@ func (a *applier) send(ctx context.Context, ep endpoint, method string, items []
 				}
 				var rest []item
 				for _, it := range pending {
-					if found[it.id] {
+					if found[it.ID] {
 						existed = append(existed, it)
 					} else {
 						rest = append(rest, it)
@@ -79,42 +77,42 @@ func (a *applier) send(ctx context.Context, ep endpoint, method string, items []
 			}
 			bodies := make([]map[string]any, len(pending))
 			for i, it := range pending {
-				bodies[i] = it.body
+				bodies[i] = it.Body
 			}
 			raw, err := json.Marshal(bodies)
 			return raw, false, err
 		}}
 	if len(items) == 1 {
-		r.retries500 = retries500
+		r.Retries500 = retries500
 	}
 	resp, err := a.c.do(ctx, r)
 	if len(existed) > 0 {
 		a.c.log.Info("retried create found objects already written", "path", ep.path, "objects", len(existed))
-		a.succeeded(ep, method, existed)
+		rep.Done(existed...)
 	}
 	switch {
-	case errors.Is(err, errSkipped):
+	case errors.Is(err, httpapi.ErrSkipped):
 		return existed, nil
 	case err != nil:
 		return nil, fmt.Errorf("apply: %w", err)
-	case resp.status >= 200 && resp.status < 300:
-		done, err := a.check(ep, method, pending, answer)
+	case resp.Status >= 200 && resp.Status < 300:
+		done, err := a.check(rep, ep, method, pending, answer)
 		if err != nil {
 			return nil, err
 		}
-		a.succeeded(ep, method, done)
+		rep.Done(done...)
 		return append(existed, done...), nil
-	case resp.status == http.StatusBadRequest || (resp.status == http.StatusConflict && method == http.MethodDelete):
-		return a.refused(ctx, ep, method, pending, resp.body, existed)
-	case resp.status == http.StatusInternalServerError:
-		return a.serverFailed(ctx, ep, method, pending, resp.body, existed)
+	case resp.Status == http.StatusBadRequest || (resp.Status == http.StatusConflict && method == http.MethodDelete):
+		return a.refused(ctx, rep, ep, method, pending, resp.Body, existed)
+	case resp.Status == http.StatusInternalServerError:
+		return a.serverFailed(ctx, rep, ep, method, pending, resp.Body, existed)
 	}
-	return nil, fmt.Errorf("apply: %w", apiError(r, resp))
+	return nil, fmt.Errorf("apply: %w", r.Error(resp))
 }
 
 // serverFailed isolates the objects of a batch Nautobot answered with
 // HTTP 500 (see send).
-func (a *applier) serverFailed(ctx context.Context, ep endpoint, method string, pending []item, body []byte, existed []item) ([]item, error) {
+func (a *applier) serverFailed(ctx context.Context, rep *report, ep endpoint, method string, pending []item, body []byte, existed []item) ([]item, error) {
 	if method == http.MethodPost {
 		// Nautobot rolls the request's transaction back before it
 		// answers 500; but a 500 raised after the commit (rendering the
@@ -126,13 +124,13 @@ func (a *applier) serverFailed(ctx context.Context, ep endpoint, method string, 
 		}
 		var rest, done []item
 		for _, it := range pending {
-			if found[it.id] {
+			if found[it.ID] {
 				done = append(done, it)
 			} else {
 				rest = append(rest, it)
 			}
 		}
-		a.succeeded(ep, method, done)
+		rep.Done(done...)
 		existed, pending = append(existed, done...), rest
 	}
 	switch len(pending) {
@@ -140,33 +138,33 @@ func (a *applier) serverFailed(ctx context.Context, ep endpoint, method string, 
 		return existed, nil
 	case 1:
 		if err := a.probe(ctx, ep); err != nil {
-			return nil, fmt.Errorf("apply: nautobot answers HTTP 500 to a write of %s and fails a read at %s too: %w", pending[0].ch.Key, ep.path, err)
+			return nil, fmt.Errorf("apply: nautobot answers HTTP 500 to a write of %s and fails a read at %s too: %w", pending[0].Change.Key, ep.path, err)
 		}
-		a.fail(pending[0].ch, serverErrorMessage(body))
+		rep.Failed(pending[0], serverErrorMessage(body))
 		return existed, nil
 	}
-	return a.split(ctx, ep, method, pending, existed)
+	return a.split(ctx, rep, ep, method, pending, existed)
 }
 
 // probe reads one object of ep, with the retries of any read: it fails
 // when Nautobot fails as a whole rather than on one object.
 func (a *applier) probe(ctx context.Context, ep endpoint) error {
-	r := request{method: http.MethodGet, path: ep.path, query: url.Values{"limit": {"1"}, "depth": {"0"}}, tally: a.t}
+	r := httpapi.Request{Method: http.MethodGet, Path: ep.path, Query: url.Values{"limit": {"1"}, "depth": {"0"}}, Tally: a.t}
 	resp, err := a.c.do(ctx, r)
 	if err != nil {
 		return err
 	}
-	if resp.status != http.StatusOK {
-		return apiError(r, resp)
+	if resp.Status != http.StatusOK {
+		return r.Error(resp)
 	}
 	return nil
 }
 
 // split writes the halves of a batch one after the other.
-func (a *applier) split(ctx context.Context, ep endpoint, method string, pending, done []item) ([]item, error) {
+func (a *applier) split(ctx context.Context, rep *report, ep endpoint, method string, pending, done []item) ([]item, error) {
 	half := len(pending) / 2
 	for _, part := range [][]item{pending[:half], pending[half:]} {
-		got, err := a.send(ctx, ep, method, part)
+		got, err := a.send(ctx, rep, ep, method, part)
 		if err != nil {
 			return nil, err
 		}
@@ -176,11 +174,11 @@ func (a *applier) split(ctx context.Context, ep endpoint, method string, pending
 }
 
 // refused isolates the objects of a refused batch.
-func (a *applier) refused(ctx context.Context, ep endpoint, method string, pending []item, body []byte, existed []item) ([]item, error) {
+func (a *applier) refused(ctx context.Context, rep *report, ep endpoint, method string, pending []item, body []byte, existed []item) ([]item, error) {
 	done := existed
 	list, ok := perItem(body, len(pending))
 	if !ok && len(pending) == 1 {
-		a.fail(pending[0].ch, errorMessage(body))
+		rep.Failed(pending[0], httpapi.ErrorMessage(body))
 		return existed, nil
 	}
 	if ok && method == http.MethodPost {
@@ -192,7 +190,7 @@ func (a *applier) refused(ctx context.Context, ep endpoint, method string, pendi
 			case idTaken(e):
 				before = append(before, pending[i])
 			default:
-				a.fail(pending[i].ch, fieldMessages(e))
+				rep.Failed(pending[i], httpapi.FieldMessages(e))
 			}
 		}
 		if len(before) > 0 {
@@ -200,25 +198,25 @@ func (a *applier) refused(ctx context.Context, ep endpoint, method string, pendi
 			// was lost (a timeout while Nautobot was still writing) has
 			// committed these objects since the retry checked for them.
 			a.c.log.Info("a retried create found objects an earlier attempt wrote", "path", ep.path, "objects", len(before))
-			a.succeeded(ep, method, before)
+			rep.Done(before...)
 			done = append(done, before...)
 		}
 		if len(good) == len(pending) {
 			// Nothing named: the request as a whole was refused.
 			if len(pending) == 1 {
-				a.fail(pending[0].ch, errorMessage(body))
+				rep.Failed(pending[0], httpapi.ErrorMessage(body))
 				return done, nil
 			}
-			return a.split(ctx, ep, method, pending, done)
+			return a.split(ctx, rep, ep, method, pending, done)
 		}
-		got, err := a.send(ctx, ep, method, good)
+		got, err := a.send(ctx, rep, ep, method, good)
 		return append(done, got...), err
 	}
 	if len(pending) == 1 {
-		a.fail(pending[0].ch, errorMessage(body))
+		rep.Failed(pending[0], httpapi.ErrorMessage(body))
 		return existed, nil
 	}
-	return a.split(ctx, ep, method, pending, done)
+	return a.split(ctx, rep, ep, method, pending, done)
 }
 
 // idTaken reports whether a create's errors say its id is taken.
@@ -236,7 +234,7 @@ func idTaken(e map[string]any) bool {
 func (a *applier) existing(ctx context.Context, ep endpoint, items []item) (map[string]bool, error) {
 	ids := make([]string, len(items))
 	for i, it := range items {
-		ids[i] = it.id
+		ids[i] = it.ID
 	}
 	got, err := byIDs[written](ctx, a.c, ep.path, ids, a.t)
 	if err != nil {
@@ -254,7 +252,7 @@ func (a *applier) existing(ctx context.Context, ep endpoint, items []item) (map[
 // object written must come back with its owner marker: if Nautobot
 // dropped it, the custom field is not defined for the kind, and going on
 // would leave objects no owner can find again.
-func (a *applier) check(ep endpoint, method string, items []item, got []written) ([]item, error) {
+func (a *applier) check(rep *report, ep endpoint, method string, items []item, got []written) ([]item, error) {
 	if method == http.MethodDelete {
 		return items, nil
 	}
@@ -264,46 +262,20 @@ func (a *applier) check(ep endpoint, method string, items []item, got []written)
 	}
 	done := make([]item, 0, len(items))
 	for _, it := range items {
-		w, ok := byID[it.id]
+		w, ok := byID[it.ID]
 		if !ok {
-			a.fail(it.ch, "not found in nautobot; it was deleted since the plan was made")
+			rep.Failed(it, "not found in nautobot; it was deleted since the plan was made")
 			continue
 		}
-		if !it.aux {
+		if !it.Aux {
 			var owner string
 			_ = json.Unmarshal(w.CustomFields[a.c.cfg.OwnerField], &owner)
-			if want := string(it.ch.Desired.Meta().Owner); owner != want {
+			if want := string(it.Change.Desired.Meta().Owner); owner != want {
 				return nil, fmt.Errorf("apply: nautobot stored %s without its owner marker (custom field %q is %q, want %q); is the custom field defined for %s?",
-					it.ch.Key, a.c.cfg.OwnerField, owner, want, ep.ct)
+					it.Change.Key, a.c.cfg.OwnerField, owner, want, ep.ct)
 			}
 		}
 		done = append(done, it)
 	}
 	return done, nil
-}
-
-// succeeded counts written objects and remembers or forgets their ids.
-func (a *applier) succeeded(ep endpoint, method string, items []item) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, it := range items {
-		if it.aux {
-			continue
-		}
-		a.res.count(it.ch.Key.Kind, it.ch.Action, 1)
-		a.c.progress.Add("write "+string(it.ch.Key.Kind), 1)
-		a.parents.created(it.ch)
-		if k := it.ch.Key.Kind; slices.Contains([]resource.Kind{resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN}, k) {
-			switch cur := it.ch.Current; {
-			case it.ch.Action == plan.Delete:
-				a.c.forget(it.ch.Key)
-			case cur != nil && cur.Key() != it.ch.Key:
-				// Renumbered: the id answers to the new key only.
-				a.c.forget(cur.Key())
-				a.c.learn(it.ch.Key, it.id)
-			default:
-				a.c.learn(it.ch.Key, it.id)
-			}
-		}
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -42,7 +43,7 @@ type marker struct {
 	cts              []string
 }
 
-func (c *Client) markers(ctx context.Context, t *tally) ([]marker, error) {
+func (c *Client) markers(ctx context.Context, t *httpapi.Tally) ([]marker, error) {
 	var cts []string
 	for _, k := range nautobotKinds() {
 		ep, _ := endpointOf(k)
@@ -70,7 +71,7 @@ func (c *Client) markers(ctx context.Context, t *tally) ([]marker, error) {
 }
 
 func (c *Client) bootstrap(ctx context.Context, commit bool) ([]string, error) {
-	t := &tally{}
+	t := &httpapi.Tally{}
 	ms, err := c.markers(ctx, t)
 	if err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
@@ -90,7 +91,7 @@ func (c *Client) bootstrap(ctx context.Context, commit bool) ([]string, error) {
 
 // ensure creates m if the lookup finds none, or adds content types it
 // lacks, and says which; with commit false it only says.
-func (c *Client) ensure(ctx context.Context, t *tally, m marker, commit bool) (string, error) {
+func (c *Client) ensure(ctx context.Context, t *httpapi.Tally, m marker, commit bool) (string, error) {
 	got, err := sweep[wireMarker](ctx, c, m.path, m.lookup, t)
 	if err != nil {
 		return "", err
@@ -133,36 +134,36 @@ func (c *Client) ensure(ctx context.Context, t *tally, m marker, commit bool) (s
 
 // write sends one small write that must succeed. Bootstrap's writes are
 // idempotent by the lookup before them, so retrying them is safe.
-func (c *Client) write(ctx context.Context, t *tally, method, path string, body map[string]any) error {
+func (c *Client) write(ctx context.Context, t *httpapi.Tally, method, path string, body map[string]any) error {
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	r := request{method: method, path: path, tally: t,
-		body: func(context.Context, int, bool) ([]byte, bool, error) { return raw, false, nil }}
+	r := httpapi.Request{Method: method, Path: path, Tally: t,
+		Body: func(context.Context, int, bool) ([]byte, bool, error) { return raw, false, nil }}
 	resp, err := c.do(ctx, r)
 	if err != nil {
 		return err
 	}
-	if resp.status >= 300 {
-		return apiError(r, resp)
+	if resp.Status >= 300 {
+		return r.Error(resp)
 	}
 	return nil
 }
 
 // hasBGP reports whether the nautobot-bgp-models plugin is installed.
-func (c *Client) hasBGP(ctx context.Context, t *tally) (bool, error) {
+func (c *Client) hasBGP(ctx context.Context, t *httpapi.Tally) (bool, error) {
 	ep, _ := endpointOf(resource.KindASN)
-	r := request{method: http.MethodGet, path: ep.path, query: url.Values{"limit": {"1"}}, tally: t}
+	r := httpapi.Request{Method: http.MethodGet, Path: ep.path, Query: url.Values{"limit": {"1"}}, Tally: t}
 	resp, err := c.do(ctx, r)
 	if err != nil {
 		return false, err
 	}
-	switch resp.status {
+	switch resp.Status {
 	case http.StatusOK:
 		return true, nil
 	case http.StatusNotFound:
 		return false, nil
 	}
-	return false, apiError(r, resp)
+	return false, r.Error(resp)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+
+	"github.com/ipsync/ipsync/internal/httpapi"
 )
 
 // Call sends one JSON request to path (below the base URL) with the
@@ -13,23 +15,23 @@ import (
 // lease). It returns the answer's status; a status of 300 or more is also
 // returned as an *APIError. out, when set, receives a 2xx body.
 func (c *Client) Call(ctx context.Context, method, path string, query url.Values, in, out any) (int, error) {
-	r := request{method: method, path: path, query: query}
+	r := httpapi.Request{Method: method, Path: path, Query: query}
 	if in != nil {
 		raw, err := json.Marshal(in)
 		if err != nil {
 			return 0, fmt.Errorf("encode %s %s: %w", method, path, err)
 		}
-		r.body = func(context.Context, int, bool) ([]byte, bool, error) { return raw, false, nil }
+		r.Body = func(context.Context, int, bool) ([]byte, bool, error) { return raw, false, nil }
 	}
 	if out != nil {
-		r.decode = func(b []byte) error { return json.Unmarshal(b, out) }
+		r.Decode = func(b []byte) error { return json.Unmarshal(b, out) }
 	}
 	resp, err := c.do(ctx, r)
 	if err != nil {
 		return 0, err
 	}
-	if resp.status >= 300 {
-		return resp.status, apiError(r, resp)
+	if resp.Status >= 300 {
+		return resp.Status, r.Error(resp)
 	}
-	return resp.status, nil
+	return resp.Status, nil
 }

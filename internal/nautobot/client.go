@@ -4,14 +4,14 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/ipsync/ipsync/internal/clock"
+	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/ownership"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -20,11 +20,11 @@ type Option func(*Client)
 
 // WithHTTPClient makes the client send requests with h (its transport and
 // TLS settings are used as given).
-func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
+func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.httpCfg.HTTP = h } }
 
 // WithClock sets the clock retries wait on; tests inject one that does not
 // sleep.
-func WithClock(clk clock.Clock) Option { return func(c *Client) { c.clock = clk } }
+func WithClock(clk clock.Clock) Option { return func(c *Client) { c.httpCfg.Clock = clk } }
 
 // Progress learns how far long reads and writes have got, for a display:
 // a list of more than one page announces its total, and each page and
@@ -44,12 +44,11 @@ func WithProgress(p Progress) Option { return func(c *Client) { c.progress = p }
 
 // Client talks to one Nautobot. It is safe for concurrent use.
 type Client struct {
-	cfg    Config
-	base   *url.URL
-	http   *http.Client
-	clock  clock.Clock
-	log    *slog.Logger
-	jitter func() float64
+	cfg Config
+	log *slog.Logger
+	// httpCfg is what api was built from; options edit it before.
+	httpCfg httpapi.Config
+	api     *httpapi.Client
 
 	// connMu serializes connecting; server is set once connected.
 	connMu sync.Mutex
@@ -79,33 +78,27 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{cfg: cfg, base: base, clock: clock.Real(), log: logger.With("component", "nautobot", "host", base.Host), progress: noProgress{},
-		jitter: rand.Float64, known: knownIDs{own: map[resource.Key]string{}}}
+	c := &Client{cfg: cfg, log: logger.With("component", "nautobot", "host", base.Host), progress: noProgress{},
+		known: knownIDs{own: map[resource.Key]string{}}}
+	c.httpCfg = httpapi.Config{Base: base, Auth: "Token " + cfg.Token, Server: "nautobot",
+		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, Log: c.log}
 	for _, o := range opts {
 		o(c)
 	}
-	if c.http == nil {
+	if c.httpCfg.HTTP == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify}
 		tr.MaxIdleConnsPerHost = cfg.Concurrency + 1
-		c.http = &http.Client{Transport: tr}
+		c.httpCfg.HTTP = &http.Client{Transport: tr}
 	}
+	c.api = httpapi.New(c.httpCfg)
 	if cfg.InsecureSkipVerify {
 		c.log.Warn("TLS certificate verification is off")
 	}
 	return c, nil
 }
 
-// tally counts the requests one operation sends.
-type tally struct{ reads, writes atomic.Int64 }
-
-func (t *tally) count(method string) {
-	if t == nil {
-		return
-	}
-	if method == http.MethodGet {
-		t.reads.Add(1)
-	} else {
-		t.writes.Add(1)
-	}
+// ownerMarker is the marker the client writes and reads.
+func (c *Client) ownerMarker() ownership.Marker {
+	return ownership.Marker{Tag: c.cfg.Tag, OwnerField: c.cfg.OwnerField}
 }

@@ -8,5 +8,8 @@
 // duplicate a create: objects are created with client-chosen ids, and a
 // create retried after an ambiguous failure first asks which of its ids
 // already exist. A batch that Nautobot rejects is split until the bad
-// objects are isolated; the others are written.
+// objects are isolated; the others are written. The order of the writes,
+// their batches and the bookkeeping of what was refused are the shared
+// engine's (package bulkwrite), the retrying request loop is package
+// httpapi's: this package holds Nautobot's wire format and rules.
 package nautobot

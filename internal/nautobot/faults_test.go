@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -74,7 +75,7 @@ func TestListFaults(t *testing.T) {
 
 func TestBackoffGrows(t *testing.T) {
 	e := newEnv(t, nil, false)
-	e.c.jitter = func() float64 { return 0.5 } // the centre: no jitter
+	e.sendWith(func(c *httpapi.Config) { c.Jitter = func() float64 { return 0.5 } }) // the centre: no jitter
 	e.srv.Emulator().Inject(nautobottest.Fault{PathPrefix: "/api/ipam/vlans/", Times: 4, Status: 500})
 	if _, err := e.c.List(context.Background(), scope.Scope{Kinds: []resource.Kind{resource.KindVLAN}}); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/clock/clocktest"
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
@@ -98,4 +99,11 @@ func sameAs(t *testing.T, desired, current []resource.Object) {
 			t.Errorf("%s: meta %+v, want owner %q with id and version", d.Key(), c.Meta(), d.Meta().Owner)
 		}
 	}
+}
+
+// sendWith rebuilds e's request loop after edit: another transport
+// between client and server, or a fixed jitter.
+func (e *env) sendWith(edit func(*httpapi.Config)) {
+	edit(&e.c.httpCfg)
+	e.c.api = httpapi.New(e.c.httpCfg)
 }

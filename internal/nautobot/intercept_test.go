@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/ipsync/ipsync/internal/httpapi"
 )
 
 // interceptor sits between a client and the emulator: it records every
@@ -57,7 +59,7 @@ func (i *interceptor) requests(prefix string) []string {
 // intercept puts an interceptor between e's client and its emulator.
 func intercept(e *env, answer func(r *http.Request, body []byte) (int, string, bool)) *interceptor {
 	i := &interceptor{next: e.srv.Client().Transport, answer: answer}
-	e.c.http = &http.Client{Transport: i}
+	e.sendWith(func(c *httpapi.Config) { c.HTTP = &http.Client{Transport: i} })
 	return i
 }
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -55,7 +56,9 @@ func (l *lateCommit) RoundTrip(r *http.Request) (*http.Response, error) {
 // reported as clashes.
 func TestCreateCommittedAfterItsRetryChecked(t *testing.T) {
 	e := newEnv(t, nil, false)
-	e.c.http = &http.Client{Transport: &lateCommit{next: e.srv.Client().Transport, path: "/api/ipam/ip-addresses/"}}
+	e.sendWith(func(c *httpapi.Config) {
+		c.HTTP = &http.Client{Transport: &lateCommit{next: e.srv.Client().Transport, path: "/api/ipam/ip-addresses/"}}
+	})
 	objs := []resource.Object{&resource.Prefix{M: meta(), Namespace: "Global", Prefix: pfx("10.0.0.0/24"), Status: "Active"}}
 	for i := range 20 {
 		objs = append(objs, &resource.IPAddress{M: meta(), Namespace: "Global", Address: pfx(fmt.Sprintf("10.0.0.%d/24", i+1)), Status: "Active"})

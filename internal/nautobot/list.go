@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -39,12 +40,12 @@ func (c *Client) list(ctx context.Context, sc scope.Scope) ([]resource.Object, *
 	if err != nil {
 		return nil, nil, err
 	}
-	t := &tally{}
+	t := &httpapi.Tally{}
 	l, err := c.fetchLookups(ctx, t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read nautobot: %w", err)
 	}
-	r := &reading{c: c, t: t, scope: sc, want: kinds, m: &mapper{l: l, ownerField: c.cfg.OwnerField, vniField: c.cfg.VNIField}}
+	r := &reading{c: c, t: t, scope: sc, want: kinds, m: &mapper{l: l, owner: c.ownerMarker(), vniField: c.cfg.VNIField}}
 	for id, tag := range l.refs[refTag] {
 		if tag.Name == c.cfg.Tag {
 			r.m.managedTag = id
@@ -57,14 +58,14 @@ func (c *Client) list(ctx context.Context, sc scope.Scope) ([]resource.Object, *
 	if err != nil {
 		return nil, nil, fmt.Errorf("read nautobot: %w", err)
 	}
-	c.log.Debug("listed", "objects", len(objs), "requests", t.reads.Load())
+	c.log.Debug("listed", "objects", len(objs), "requests", t.Reads())
 	return objs, l, nil
 }
 
 // reading is one List in progress.
 type reading struct {
 	c     *Client
-	t     *tally
+	t     *httpapi.Tally
 	scope scope.Scope
 	want  []resource.Kind
 	m     *mapper

@@ -18,12 +18,14 @@ import (
 // representation; the one a create writes goes in the write-only
 // "location" field, and every other one is a prefix location
 // assignment.
-func (a *applier) syncLocations(ctx context.Context, method string, done []item) error {
+func (a *applier) syncLocations(ctx context.Context, rep *report, method string, done []item) error {
 	assign := endpoint{path: pathAssignments, ct: "ipam.prefixlocationassignment"}
 	var posts, dels []item
 	if method == http.MethodPost {
 		for _, it := range done {
-			for _, l := range it.locations {
+			// The first location went in the create's own body.
+			locs := resource.NormalizeSet(append([]string(nil), it.Change.Desired.(*resource.Prefix).Locations...))
+			for _, l := range locs[min(1, len(locs)):] {
 				posts = append(posts, a.assignment(it, l))
 			}
 		}
@@ -31,9 +33,9 @@ func (a *applier) syncLocations(ctx context.Context, method string, done []item)
 		changed := map[string]item{}
 		var ids []string
 		for _, it := range done {
-			if slices.ContainsFunc(it.ch.Fields, func(f resource.FieldDiff) bool { return f.Field == "locations" }) {
-				changed[it.id] = it
-				ids = append(ids, it.id)
+			if slices.ContainsFunc(it.Change.Fields, func(f resource.FieldDiff) bool { return f.Field == "locations" }) {
+				changed[it.ID] = it
+				ids = append(ids, it.ID)
 			}
 		}
 		if len(ids) == 0 {
@@ -45,7 +47,7 @@ func (a *applier) syncLocations(ctx context.Context, method string, done []item)
 		}
 		nets := make(map[string]string, len(ids))
 		for _, id := range ids {
-			nets[id] = changed[id].ch.Desired.(*resource.Prefix).Prefix.String()
+			nets[id] = changed[id].Change.Desired.(*resource.Prefix).Prefix.String()
 		}
 		current, err := a.assignments(ctx, nets, s.version.less(assignmentsByUUID))
 		if err != nil {
@@ -55,16 +57,16 @@ func (a *applier) syncLocations(ctx context.Context, method string, done []item)
 		for _, as := range current {
 			it := changed[refID(as.Prefix)]
 			name := a.c.locationName(refID(as.Location))
-			want := it.ch.Desired.(*resource.Prefix).Locations
+			want := it.Change.Desired.(*resource.Prefix).Locations
 			if slices.Contains(want, name) {
-				have[it.id] = append(have[it.id], name)
+				have[it.ID] = append(have[it.ID], name)
 				continue
 			}
-			dels = append(dels, item{ch: it.ch, id: as.ID, body: map[string]any{"id": as.ID}, aux: true})
+			dels = append(dels, item{Change: it.Change, ID: as.ID, Body: map[string]any{"id": as.ID}, Aux: true})
 		}
 		for _, id := range ids {
 			it := changed[id]
-			for _, l := range resource.NormalizeSet(append([]string(nil), it.ch.Desired.(*resource.Prefix).Locations...)) {
+			for _, l := range resource.NormalizeSet(append([]string(nil), it.Change.Desired.(*resource.Prefix).Locations...)) {
 				if !slices.Contains(have[id], l) {
 					posts = append(posts, a.assignment(it, l))
 				}
@@ -76,7 +78,7 @@ func (a *applier) syncLocations(ctx context.Context, method string, done []item)
 		items  []item
 	}{{http.MethodDelete, dels}, {http.MethodPost, posts}} {
 		for lo := 0; lo < len(w.items); lo += a.c.cfg.BatchSize {
-			if _, err := a.send(ctx, assign, w.method, w.items[lo:min(lo+a.c.cfg.BatchSize, len(w.items))]); err != nil {
+			if _, err := a.send(ctx, rep, assign, w.method, w.items[lo:min(lo+a.c.cfg.BatchSize, len(w.items))]); err != nil {
 				return err
 			}
 		}
@@ -86,8 +88,8 @@ func (a *applier) syncLocations(ctx context.Context, method string, done []item)
 
 func (a *applier) assignment(prefix item, location string) item {
 	id := uuid.NewString()
-	return item{ch: prefix.ch, id: id, aux: true, body: map[string]any{
-		"id": id, "prefix": prefix.id, "location": a.c.targetRef(resource.RefLocation, location)}}
+	return item{Change: prefix.Change, ID: id, Aux: true, Body: map[string]any{
+		"id": id, "prefix": prefix.ID, "location": a.c.targetRef(resource.RefLocation, location)}}
 }
 
 // assignments reads the location assignments of the prefixes, given as

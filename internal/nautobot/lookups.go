@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -47,7 +48,7 @@ func (l *lookups) name(k resource.Kind, id string) string { return l.refs[k][id]
 
 // fetchLookups reads locations and their types, statuses, roles, tenants
 // and tags.
-func (c *Client) fetchLookups(ctx context.Context, t *tally) (*lookups, error) {
+func (c *Client) fetchLookups(ctx context.Context, t *httpapi.Tally) (*lookups, error) {
 	kinds := append(refKinds(), refKind{refTag, pathTags}, refKind{refLocationType, pathLocationTypes})
 	results := make([][]named, len(kinds))
 	var tasks []func(context.Context) error

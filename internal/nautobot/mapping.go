@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/ipsync/ipsync/internal/ownership"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -13,7 +14,7 @@ import (
 type mapper struct {
 	l          *lookups
 	managedTag string // id of the marker tag, "" if it does not exist
-	ownerField string
+	owner      ownership.Marker
 	vniField   string
 	namespaces map[string]string // id -> name
 	groups     map[string]string // id -> name
@@ -21,9 +22,8 @@ type mapper struct {
 	prefixNS   map[string]string // prefix id -> namespace id
 }
 
-// meta reads the marker: the owner counts only on objects that carry the
-// managed tag, so a copied custom field alone does not make ipsync an
-// object's owner. It returns the other tags, sorted.
+// meta reads the marker (see ownership.Marker.Owner) and returns the
+// other tags, sorted.
 func (m *mapper) meta(b base) (resource.Meta, []string) {
 	meta := resource.Meta{ID: b.ID, Version: b.LastUpdated}
 	var tags []string
@@ -37,12 +37,7 @@ func (m *mapper) meta(b base) (resource.Meta, []string) {
 			tags = append(tags, n)
 		}
 	}
-	if marked {
-		var owner string
-		if raw, ok := b.CustomFields[m.ownerField]; ok && json.Unmarshal(raw, &owner) == nil {
-			meta.Owner = resource.Owner(owner)
-		}
-	}
+	meta.Owner = m.owner.Owner(marked, b.CustomFields)
 	return meta, resource.NormalizeSet(tags)
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -18,7 +19,7 @@ import (
 // ambiguous. Whether a status, role or tag may be used on an object's
 // kind is Check's too.
 func (c *Client) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
-	l, err := c.fetchLookups(ctx, &tally{})
+	l, err := c.fetchLookups(ctx, &httpapi.Tally{})
 	if err != nil {
 		return nil, fmt.Errorf("read nautobot names: %w", err)
 	}

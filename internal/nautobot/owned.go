@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+
+	"github.com/ipsync/ipsync/internal/httpapi"
 )
 
 // hasBase is a wire object with the common fields.
@@ -20,7 +22,7 @@ func sweepScoped[T any, PT interface {
 	*T
 	hasBase
 }](ctx context.Context, r *reading, path string, query url.Values, narrowed bool,
-	read func(context.Context, *Client, string, url.Values, *tally) ([]T, error)) ([]T, error) {
+	read func(context.Context, *Client, string, url.Values, *httpapi.Tally) ([]T, error)) ([]T, error) {
 	var out []T
 	empty := false
 	for _, v := range query {

@@ -2,102 +2,10 @@ package nautobot
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/ipsync/ipsync/internal/plan"
-	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/httpapi"
 )
-
-// ApplyResult is what an Apply did.
-type ApplyResult struct {
-	// Written is the number of objects written.
-	Written int
-	// Counts counts the objects written, per kind and action.
-	Counts map[resource.Kind]map[plan.Action]int
-	// Writes and Reads count the HTTP requests sent, retries included.
-	Writes int
-	Reads  int
-	// Errors are the changes Nautobot refused; the others were written.
-	Errors []*ObjectError
-}
-
-func (r *ApplyResult) count(k resource.Kind, a plan.Action, n int) {
-	if n == 0 {
-		return
-	}
-	if r.Counts[k] == nil {
-		r.Counts[k] = map[plan.Action]int{}
-	}
-	r.Counts[k][a] += n
-	r.Written += n
-}
-
-// err summarizes the refused changes, or is nil.
-func (r ApplyResult) err() error {
-	if len(r.Errors) == 0 {
-		return nil
-	}
-	errs := make([]error, len(r.Errors))
-	for i, e := range r.Errors {
-		errs[i] = e
-	}
-	return fmt.Errorf("nautobot refused %d change(s): %w", len(r.Errors), errors.Join(errs...))
-}
-
-// ObjectError is one change Nautobot refused, with its message.
-type ObjectError struct {
-	Key     resource.Key
-	Action  plan.Action
-	Message string
-}
-
-func (e *ObjectError) Error() string { return fmt.Sprintf("%s %s: %s", e.Action, e.Key, e.Message) }
-
-// errorMessage renders a DRF error body: {"field": ["msg"]}, a list of
-// those (one per object of a bulk write), or {"detail": "msg"}.
-func errorMessage(body []byte) string {
-	var list []map[string]any
-	if json.Unmarshal(body, &list) == nil {
-		for _, m := range list {
-			if len(m) > 0 {
-				return fieldMessages(m)
-			}
-		}
-	}
-	var m map[string]any
-	if json.Unmarshal(body, &m) == nil && len(m) > 0 {
-		return fieldMessages(m)
-	}
-	return snippet(body)
-}
-
-func fieldMessages(m map[string]any) string {
-	if d, ok := m["detail"].(string); ok && len(m) == 1 {
-		return d
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		var msgs []string
-		switch v := m[k].(type) {
-		case []any:
-			for _, x := range v {
-				msgs = append(msgs, fmt.Sprint(x))
-			}
-		default:
-			msgs = append(msgs, fmt.Sprint(v))
-		}
-		parts = append(parts, k+": "+strings.Join(msgs, " "))
-	}
-	return strings.Join(parts, "; ")
-}
 
 // serverErrorMessage renders the body of an HTTP 500. Nautobot's API
 // answers {"error": "...", "exception": "IntegrityError", ...}; the
@@ -107,7 +15,7 @@ func serverErrorMessage(body []byte) string {
 		Error     string `json:"error"`
 		Exception string `json:"exception"`
 	}
-	msg := snippet(body)
+	msg := httpapi.Snippet(body)
 	if json.Unmarshal(body, &e) == nil && e.Error != "" {
 		msg = strings.Join(strings.Fields(e.Error), " ")
 		if e.Exception != "" {

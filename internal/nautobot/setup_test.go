@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/clock/clocktest"
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
@@ -66,7 +67,7 @@ func TestBootstrapAddsMissingContentTypes(t *testing.T) {
 
 func bootstrapAddsMissingContentTypes(t *testing.T, srv *nbtest.Server) {
 	e := newEnvOn(t, srv, nil, true)
-	if err := e.c.write(context.Background(), &tally{}, "POST", pathTags, map[string]any{"name": "managed-by-ipsync", "content_types": []string{"ipam.vlan"}}); err != nil {
+	if err := e.c.write(context.Background(), &httpapi.Tally{}, "POST", pathTags, map[string]any{"name": "managed-by-ipsync", "content_types": []string{"ipam.vlan"}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := e.c.Bootstrap(context.Background())
@@ -207,7 +208,7 @@ func stripTags(t *testing.T, e *env, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.write(context.Background(), &tally{}, "PATCH", "/api/ipam/namespaces/"+id+"/", map[string]any{"tags": []any{}}); err != nil {
+	if err := c.write(context.Background(), &httpapi.Tally{}, "PATCH", "/api/ipam/namespaces/"+id+"/", map[string]any{"tags": []any{}}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/ipsync/ipsync/internal/httpapi"
 )
 
 // page is one answer of a list endpoint.
@@ -38,7 +40,7 @@ type identified interface{ objectID() string }
 func sweep[T any, PT interface {
 	*T
 	identified
-}](ctx context.Context, c *Client, path string, query url.Values, t *tally) ([]T, error) {
+}](ctx context.Context, c *Client, path string, query url.Values, t *httpapi.Tally) ([]T, error) {
 	q := url.Values{}
 	for k, v := range query {
 		q[k] = v
@@ -51,14 +53,14 @@ func sweep[T any, PT interface {
 	count, offset := -1, 0
 	for {
 		var p page[T]
-		r := request{method: http.MethodGet, path: path, query: q, tally: t,
-			decode: func(b []byte) error { p = page[T]{}; return json.Unmarshal(b, &p) }}
+		r := httpapi.Request{Method: http.MethodGet, Path: path, Query: q, Tally: t,
+			Decode: func(b []byte) error { p = page[T]{}; return json.Unmarshal(b, &p) }}
 		resp, err := c.do(ctx, r)
 		if err != nil {
 			return nil, fmt.Errorf("list %s: %w", path, err)
 		}
-		if resp.status != http.StatusOK {
-			return nil, fmt.Errorf("list %s: %w", path, apiError(r, resp))
+		if resp.Status != http.StatusOK {
+			return nil, fmt.Errorf("list %s: %w", path, r.Error(resp))
 		}
 		if count < 0 {
 			count = p.Count
@@ -134,7 +136,7 @@ func readLabel(path string) string {
 func byIDs[T any, PT interface {
 	*T
 	identified
-}](ctx context.Context, c *Client, path string, ids []string, t *tally) ([]T, error) {
+}](ctx context.Context, c *Client, path string, ids []string, t *httpapi.Tally) ([]T, error) {
 	const chunk = 100
 	var out []T
 	for lo := 0; lo < len(ids); lo += chunk {

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/ipsync/ipsync/internal/httpapi"
 )
 
 // minServer is the oldest Nautobot the client talks to. Older servers
@@ -84,21 +86,22 @@ func (c *Client) connect(ctx context.Context) (*server, error) {
 	var st struct {
 		Version string `json:"nautobot-version"`
 	}
-	r := request{method: http.MethodGet, path: "/api/status/", unpinned: true,
-		decode: func(b []byte) error { return json.Unmarshal(b, &st) }}
-	resp, err := c.do(ctx, r)
+	r := httpapi.Request{Method: http.MethodGet, Path: "/api/status/",
+		Decode: func(b []byte) error { return json.Unmarshal(b, &st) }}
+	// Unpinned: the version to pin is what this asks.
+	resp, err := c.api.Do(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("connect to nautobot: %w", err)
 	}
-	if resp.status != http.StatusOK {
-		return nil, fmt.Errorf("connect to nautobot: %w", apiError(r, resp))
+	if resp.Status != http.StatusOK {
+		return nil, fmt.Errorf("connect to nautobot: %w", r.Error(resp))
 	}
 	v, err := parseServerVersion(st.Version)
 	if err != nil {
 		return nil, fmt.Errorf("connect to nautobot: /api/status/: %w", err)
 	}
 	if v.less(minServer) {
-		return nil, fmt.Errorf("nautobot %s at %s is too old: ipsync needs nautobot %s or later", v, c.base.Host, minServer)
+		return nil, fmt.Errorf("nautobot %s at %s is too old: ipsync needs nautobot %s or later", v, c.api.Base().Host, minServer)
 	}
 	own := fmt.Sprintf("%d.%d", v.major, v.minor)
 	api := c.cfg.APIVersion

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
@@ -55,7 +56,7 @@ func TestServerVersion(t *testing.T) {
 		t.Run(tt.server+" pinned "+tt.pin, func(t *testing.T) {
 			e := newEnv(t, func(c *Config) { c.APIVersion = tt.pin }, true, nautobottest.WithVersion(tt.server))
 			spy := &acceptSpy{next: e.srv.Client().Transport}
-			e.c.http = &http.Client{Transport: spy}
+			e.sendWith(func(c *httpapi.Config) { c.HTTP = &http.Client{Transport: spy} })
 			_, err := e.c.List(context.Background(), scope.Scope{Kinds: []resource.Kind{resource.KindNamespace}})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

@@ -60,11 +60,13 @@ func (c conn) do(method, path string, body any, header http.Header) (Response, e
 	if err != nil {
 		return Response{}, err
 	}
+	req.Header.Set("Authorization", Authorization(c.token))
 	for k, vs := range header {
 		req.Header[k] = vs
 	}
+	// An empty Authorization given by the caller is a request without one.
 	if req.Header.Get("Authorization") == "" {
-		req.Header.Set("Authorization", Authorization(c.token))
+		req.Header.Del("Authorization")
 	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {

@@ -2,6 +2,7 @@ package netboxtest
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 )
@@ -38,7 +39,7 @@ func TestConnectNeedsBothVariables(t *testing.T) {
 func TestNewGivesACleanSeededServer(t *testing.T) {
 	seed := Seed()
 	for round := range 2 {
-		t.Run("", func(t *testing.T) {
+		t.Run(fmt.Sprintf("test %d", round+1), func(t *testing.T) {
 			s := New(t)
 			for kind, names := range map[string][]string{
 				"dcim.site": seed.Sites, "ipam.role": seed.Roles, "tenancy.tenant": seed.Tenants,

@@ -176,7 +176,8 @@ func (s *Server) ID(t testing.TB, kind, name string) int {
 
 // Do sends one request through the proxy, as a person or another tool
 // would, and returns the answer whatever its status. path may carry a
-// query; header may be nil.
+// query; header may be nil, and its Authorization replaces the harness's
+// token (an empty one sends none).
 func (s *Server) Do(t testing.TB, method, path string, body any, header http.Header) Response {
 	t.Helper()
 	proxied := conn{base: s.proxy, token: s.direct.token, http: http.DefaultClient}

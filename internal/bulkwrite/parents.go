@@ -1,4 +1,4 @@
-package nautobot
+package bulkwrite
 
 import (
 	"net/netip"
@@ -16,11 +16,12 @@ type netKey struct {
 
 // parents tracks the prefixes an Apply creates, so that an IP address
 // whose parent prefix was not written is not sent either: Nautobot would
-// refuse it for want of a parent, or file it under a wider prefix.
+// refuse it for want of a parent, or file it under a wider prefix, and on
+// any server the address would stand outside the network planned for it.
 type parents struct {
 	creating map[netKey]bool
 	bits     map[string][]int // prefix lengths created per namespace, longest first
-	written  map[netKey]bool  // guarded by the applier's mu
+	written  map[netKey]bool  // guarded by the run's mu
 }
 
 func newParents(writes []*plan.Change) *parents {
@@ -40,7 +41,7 @@ func newParents(writes []*plan.Change) *parents {
 	return p
 }
 
-// created records a prefix create Nautobot took.
+// created records a prefix create the server took.
 func (p *parents) created(ch *plan.Change) {
 	if x, ok := ch.Desired.(*resource.Prefix); ok && ch.Action == plan.Create {
 		p.written[netKey{x.Namespace, x.Prefix.Masked()}] = true

@@ -1,0 +1,216 @@
+package bulkwrite
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/parallel"
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Options are one Apply's settings.
+type Options struct {
+	// BatchSize is how many objects go in one request. 1 sends each
+	// object alone, as a write that must carry its own precondition
+	// (If-Match) does.
+	BatchSize int
+	// Server names the server in the error summing up refused changes:
+	// "nautobot refused 2 change(s)".
+	Server string
+	// Tally, when set, counts the Apply's requests into its Result.
+	Tally    *httpapi.Tally
+	Progress Progress
+	Log      *slog.Logger
+}
+
+// Progress learns of each object written: Add("write vlan", 1).
+type Progress interface {
+	Add(label string, n int)
+}
+
+// run is one Apply in progress.
+type run[B any] struct {
+	w   Writer[B]
+	opt Options
+
+	mu      sync.Mutex // guards res, failed and parents.written: batches of a kind run at once
+	res     *Result
+	failed  map[resource.Key]bool
+	parents *parents
+}
+
+// Apply writes the changes that write, in the order given, with w:
+// within a run of non-delete changes (and within a run of deletes)
+// changes are grouped by kind, parents first (children first for
+// deletes), and a kind's updates and adopts go before its creates.
+// Interim values are written before all of them. Changes refused are in
+// Result.Errors and in the error; the others are written. An error with
+// no Result.Errors means the server could not be written to at all
+// (after retries) and the remaining changes were not attempted.
+func Apply[B any](ctx context.Context, w Writer[B], changes []plan.Change, opt Options) (res Result, err error) {
+	if opt.BatchSize < 1 {
+		opt.BatchSize = 1
+	}
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	res = Result{Counts: map[resource.Kind]map[plan.Action]int{}}
+	defer func() {
+		if opt.Tally != nil {
+			res.Reads, res.Writes = int(opt.Tally.Reads()), int(opt.Tally.Writes())
+		}
+	}()
+	var writes []*plan.Change
+	for i := range changes {
+		if changes[i].Action.Writes() {
+			writes = append(writes, &changes[i])
+		}
+	}
+	if len(writes) == 0 {
+		return res, nil
+	}
+	if p, ok := w.(Preflighter); ok {
+		if err := p.Preflight(ctx, writes); err != nil {
+			return res, err
+		}
+	}
+	r := &run[B]{w: w, opt: opt, res: &res, failed: map[resource.Key]bool{}, parents: newParents(writes)}
+	if err := r.interim(ctx, writes); err != nil {
+		return res, err
+	}
+	byKind(writes)
+	for lo := 0; lo < len(writes); {
+		hi := lo + 1
+		for hi < len(writes) && writes[hi].Key.Kind == writes[lo].Key.Kind && isDelete(writes[hi].Action) == isDelete(writes[lo].Action) {
+			hi++
+		}
+		if err := r.kind(ctx, writes[lo:hi]); err != nil {
+			return res, err
+		}
+		lo = hi
+	}
+	var sent int64
+	if opt.Tally != nil {
+		sent = opt.Tally.Writes()
+	}
+	opt.Log.Info("applied", "objects", res.Written, "refused", len(res.Errors), "writes", sent)
+	return res, res.err(opt.Server)
+}
+
+func isDelete(a plan.Action) bool { return a == plan.Delete }
+
+// byKind orders each run of writes, and each run of deletes, by kind:
+// parents first for writes, children first for deletes. An object refers
+// only to kinds of lower rank, so the order stays valid, and each kind
+// of a run becomes one sequence of full batches.
+func byKind(changes []*plan.Change) {
+	for lo := 0; lo < len(changes); {
+		hi := lo + 1
+		for hi < len(changes) && isDelete(changes[hi].Action) == isDelete(changes[lo].Action) {
+			hi++
+		}
+		del := isDelete(changes[lo].Action)
+		slices.SortStableFunc(changes[lo:hi], func(a, b *plan.Change) int {
+			if del {
+				return b.Key.Kind.Rank() - a.Key.Kind.Rank()
+			}
+			return a.Key.Kind.Rank() - b.Key.Kind.Rank()
+		})
+		lo = hi
+	}
+}
+
+// kind writes a run of changes to one kind. Updates go before creates,
+// so that a rename frees a name before a create takes it.
+func (r *run[B]) kind(ctx context.Context, changes []*plan.Change) error {
+	k := changes[0].Key.Kind
+	var ops [3][]Item[B]
+	for _, ch := range changes {
+		if r.failedAlready(ch) {
+			continue // its interim write failed, and was reported
+		}
+		if dep := r.failedDependency(ch); dep != "" {
+			r.fail(ch, "not written: it refers to "+dep+", which was not written")
+			continue
+		}
+		if dep := r.missingParent(ch); dep != "" {
+			r.fail(ch, "not written: its parent "+dep+" was not written")
+			continue
+		}
+		it, err := r.w.Item(ch)
+		if err != nil {
+			r.fail(ch, err.Error())
+			continue
+		}
+		op := opOf(ch.Action)
+		ops[op] = append(ops[op], it)
+	}
+	for _, op := range []Op{Update, Create, Delete} {
+		if err := r.batches(ctx, Batch[B]{Kind: k, Op: op, Items: ops[op]}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// batches cuts b into batches of BatchSize and writes them, as many at
+// once as the Writer allows for the kind.
+func (r *run[B]) batches(ctx context.Context, b Batch[B]) error {
+	var tasks []func(context.Context) error
+	for lo := 0; lo < len(b.Items); lo += r.opt.BatchSize {
+		part := b
+		part.Items = b.Items[lo:min(lo+r.opt.BatchSize, len(b.Items))]
+		tasks = append(tasks, func(ctx context.Context) error {
+			return r.w.Write(ctx, part, &Report[B]{r: r})
+		})
+	}
+	if len(tasks) == 0 {
+		return nil
+	}
+	return parallel.Run(ctx, r.writers(b.Kind), tasks)
+}
+
+func (r *run[B]) writers(k resource.Kind) int {
+	if c, ok := r.w.(Concurrent); ok {
+		return max(1, c.Writers(k))
+	}
+	return 1
+}
+
+// failedDependency names a refused object the change refers to.
+func (r *run[B]) failedDependency(ch *plan.Change) string {
+	if ch.Desired == nil {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, ref := range ch.Desired.References() {
+		if k := (resource.Key{Kind: ref.Kind, Name: ref.Name}); r.failed[k] {
+			return k.String()
+		}
+	}
+	return ""
+}
+
+func (r *run[B]) failedAlready(ch *plan.Change) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed[ch.Key]
+}
+
+func (r *run[B]) missingParent(ch *plan.Change) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.parents.missing(ch)
+}
+
+func (r *run[B]) fail(ch *plan.Change, msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failed[ch.Key] = true
+	r.res.Errors = append(r.res.Errors, &ObjectError{Key: ch.Key, Action: ch.Action, Message: msg})
+}

@@ -1,0 +1,208 @@
+package netbox
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Request bodies: related objects are written by id, from the lookups
+// and from the ids of ipsync's own objects learnt by List and by earlier
+// writes of the same Apply; a name not known yet is written as
+// {"name": ...}, which NetBox resolves itself or refuses with a message.
+
+func (c *Client) targetRef(k resource.Kind, name string) any {
+	if name == "" {
+		return nil
+	}
+	if l := c.lastLookups(); l != nil {
+		if id, ok := l.refs[k].byName[name]; ok {
+			return id
+		}
+	}
+	return map[string]any{"name": name}
+}
+
+func (c *Client) ownRef(k resource.Kind, name string) any {
+	if name == "" || k == resource.KindNamespace && name == GlobalNamespace {
+		return nil
+	}
+	if id, ok := c.ownID(resource.Key{Kind: k, Name: name}); ok {
+		return id
+	}
+	return map[string]any{"name": name}
+}
+
+// tags are the object's own tags plus the marker tag.
+func (c *Client) tags(own []string) []any {
+	out := []any{map[string]any{"name": c.cfg.Tag}}
+	for _, t := range own {
+		if t != c.cfg.Tag {
+			out = append(out, map[string]any{"name": t})
+		}
+	}
+	return out
+}
+
+// scope sets a VLAN group's or prefix's scope to the location named.
+func (c *Client) scope(b map[string]any, location string) {
+	if location == "" {
+		b["scope_type"], b["scope_id"] = nil, nil
+		return
+	}
+	b["scope_type"] = "dcim." + c.cfg.LocationScope
+	b["scope_id"] = c.targetRef(resource.RefLocation, location)
+}
+
+// choiceValue is the value of the choice labelled name for field.
+func (c *Client) choiceValue(cs []choice, name string) any {
+	if name == "" {
+		return nil
+	}
+	if v, ok := value(cs, name); ok {
+		return v
+	}
+	return strings.ToLower(name) // refused by NetBox with its list of choices
+}
+
+var slugUnsafe = regexp.MustCompile(`[^a-z0-9_-]+`)
+
+// Slug is the slug ipsync gives a VLAN group named name: NetBox requires
+// one, unique within the group's scope like the name.
+func Slug(name string) string {
+	s := strings.Trim(slugUnsafe.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if len(s) > 100 {
+		s = s[:100]
+	}
+	return s
+}
+
+// body is the full writable representation of o, as for a create.
+func (c *Client) body(o resource.Object) (map[string]any, error) {
+	if err := Supports(o); err != nil {
+		return nil, err
+	}
+	l := c.lastLookups()
+	if l == nil {
+		l = &lookups{statuses: map[string][]choice{}}
+	}
+	cf := map[string]any{c.cfg.OwnerField: string(o.Meta().Owner)}
+	b := map[string]any{"custom_fields": cf}
+	switch x := o.(type) {
+	case *resource.Namespace:
+		b["name"], b["description"] = x.Name, x.Description
+		b["tags"] = c.tags(nil)
+	case *resource.VLANGroup:
+		b["name"], b["slug"], b["description"] = x.Name, Slug(x.Name), x.Description
+		c.scope(b, x.Location)
+		ranges := [][2]int{{resource.MinVID, resource.MaxVID}}
+		if len(x.Range) > 0 {
+			ranges = ranges[:0]
+			for _, r := range x.Range {
+				ranges = append(ranges, [2]int{int(r.Lo), int(r.Hi)})
+			}
+		}
+		b["vid_ranges"] = ranges
+		b["tags"] = c.tags(x.Tags)
+	case *resource.VLAN:
+		b["group"] = c.ownRef(resource.KindVLANGroup, x.Group)
+		b["vid"], b["name"], b["description"] = x.VID, x.Name, x.Description
+		if x.Status != "" {
+			b["status"] = c.choiceValue(l.statuses["ipam.vlan"], x.Status)
+		}
+		b["role"] = c.targetRef(resource.RefRole, x.Role)
+		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
+		b["tags"] = c.tags(x.Tags)
+	case *resource.Prefix:
+		b["prefix"] = x.Prefix.String()
+		b["vrf"] = c.ownRef(resource.KindNamespace, x.Namespace)
+		c.scope(b, first(x.Locations))
+		b["vlan"] = c.ownRef(resource.KindVLAN, x.VLAN)
+		switch {
+		case x.Type == resource.PrefixContainer:
+			b["status"] = statusContainer
+		case x.Status != "":
+			b["status"] = c.choiceValue(l.statuses["ipam.prefix"], x.Status)
+		}
+		b["is_pool"] = x.Type == resource.PrefixPool
+		b["role"] = c.targetRef(resource.RefRole, x.Role)
+		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
+		b["description"] = x.Description
+		cf[c.cfg.VNIField] = nil
+		if x.VNI != 0 {
+			cf[c.cfg.VNIField] = x.VNI
+		}
+		b["tags"] = c.tags(x.Tags)
+	case *resource.IPAddress:
+		b["address"] = x.Address.String()
+		b["vrf"] = c.ownRef(resource.KindNamespace, x.Namespace)
+		if x.Status != "" {
+			b["status"] = c.choiceValue(l.statuses["ipam.ipaddress"], x.Status)
+		}
+		b["role"] = c.choiceValue(l.ipRoles, x.Role)
+		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
+		b["dns_name"], b["description"] = x.DNSName, x.Description
+		b["tags"] = c.tags(x.Tags)
+	case *resource.ASN:
+		b["asn"], b["description"] = x.ASN, x.Description
+		rir := x.RIR
+		if rir == "" {
+			rir = c.cfg.RIR
+		}
+		b["rir"] = c.targetRef(refRIR, rir)
+		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
+		b["tags"] = c.tags(x.Tags)
+	}
+	return b, nil
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return resource.NormalizeSet(append([]string(nil), s...))[0]
+}
+
+// wireFields are the body keys a changed resource field is written in.
+func wireFields(k resource.Kind, field string) []string {
+	switch {
+	case field == "vni" || field == "tags":
+		return nil // custom_fields and tags are always sent
+	case field == "mask_length":
+		return []string{"address"}
+	case field == "range":
+		return []string{"vid_ranges"}
+	case field == "location" || field == "locations":
+		return []string{"scope_type", "scope_id"}
+	case field == "type":
+		return []string{"status", "is_pool"}
+	case field == "status" && k == resource.KindASN:
+		return nil // NetBox ASNs have no status; Check allows only Active
+	case field == "status" && k == resource.KindPrefix:
+		return []string{"status", "is_pool"}
+	}
+	return []string{field}
+}
+
+// patchBody is an update's or adopt's body: the changed fields, plus the
+// marker (tags and owner) in every case.
+func (c *Client) patchBody(ch *plan.Change, id int) (map[string]any, error) {
+	full, err := c.body(ch.Desired)
+	if err != nil {
+		return nil, err
+	}
+	b := map[string]any{"id": id, "tags": full["tags"], "custom_fields": full["custom_fields"]}
+	for _, f := range ch.Fields {
+		for _, k := range wireFields(ch.Key.Kind, f.Field) {
+			if v, ok := full[k]; ok {
+				b[k] = v
+			} else {
+				return nil, fmt.Errorf("netbox has no place for the %s of a %s", f.Field, ch.Key.Kind)
+			}
+		}
+	}
+	return b, nil
+}

@@ -1,0 +1,17 @@
+// Package netbox is ipsync's target adapter for NetBox's REST API (4.7 and
+// later): it reads the IPAM objects in an owner's scope as resource objects
+// and writes plan changes back with bulk requests.
+//
+// NetBox's model differs from Nautobot's where ipsync meets it: a namespace
+// is a VRF (the namespace "Global" is NetBox's global table, no VRF at
+// all), a VLAN group has a slug and a scope (a site or a location), a
+// prefix has one scope instead of several locations and keeps "container"
+// as a status, and statuses are fixed choices rather than objects. Status
+// names are the choices' labels ("Active"), as in Nautobot.
+//
+// Reads page by primary key (?start=), which stays stable while others
+// write; a failed page fails the whole read, never returning part of it.
+// Bulk writes are all or nothing in NetBox, and a refused one names its bad
+// objects (by index for creates, by id for updates and deletes), so they
+// are taken out and the rest is sent again, without bisection.
+package netbox

@@ -1,0 +1,149 @@
+package netbox
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"net/url"
+
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// wireKey holds the fields of any kind's natural key.
+type wireKey struct {
+	ID      int    `json:"id"`
+	Name    string `json:"name"`
+	Group   *ref   `json:"group"`
+	VID     int    `json:"vid"`
+	Prefix  string `json:"prefix"`
+	Address string `json:"address"`
+	VRF     *ref   `json:"vrf"`
+	ASN     int64  `json:"asn"`
+}
+
+func (w *wireKey) objectID() int { return w.ID }
+
+// keyFilter is, per kind, the filter that narrows a search by natural key,
+// the fields to read, and the key of a read object or of a create's body
+// in one form.
+func keyFilter(k resource.Kind) (filter, fields string, ok bool) {
+	switch k {
+	case resource.KindNamespace, resource.KindVLANGroup:
+		return "name", "id,name", true
+	case resource.KindVLAN:
+		return "vid", "id,group,vid", true
+	case resource.KindPrefix:
+		return "prefix", "id,prefix,vrf", true
+	case resource.KindIPAddress:
+		return "address", "id,address,vrf", true
+	case resource.KindASN:
+		return "asn", "id,asn", true
+	}
+	return "", "", false
+}
+
+func host(a string) string {
+	if p, err := netip.ParsePrefix(a); err == nil {
+		return p.Addr().String()
+	}
+	return a
+}
+
+func (w wireKey) key(k resource.Kind) string {
+	switch k {
+	case resource.KindNamespace, resource.KindVLANGroup:
+		return w.Name
+	case resource.KindVLAN:
+		return fmt.Sprintf("%d/%d", refID(w.Group), w.VID)
+	case resource.KindPrefix:
+		return fmt.Sprintf("%s|%d", w.Prefix, refID(w.VRF))
+	case resource.KindIPAddress:
+		return fmt.Sprintf("%s|%d", host(w.Address), refID(w.VRF))
+	}
+	return fmt.Sprint(w.ASN)
+}
+
+// bodyKey is the key of a create's body in wireKey's form, and the value
+// to filter by; ok is false where the body names a related object not by
+// id (then nothing can be matched).
+func bodyKey(k resource.Kind, b map[string]any) (key, filter string, ok bool) {
+	id := func(v any) (int, bool) {
+		switch x := v.(type) {
+		case nil:
+			return 0, true
+		case int:
+			return x, true
+		}
+		return 0, false
+	}
+	switch k {
+	case resource.KindNamespace, resource.KindVLANGroup:
+		n := fmt.Sprint(b["name"])
+		return n, n, true
+	case resource.KindVLAN:
+		g, ok := id(b["group"])
+		return fmt.Sprintf("%d/%v", g, b["vid"]), fmt.Sprint(b["vid"]), ok
+	case resource.KindPrefix:
+		v, ok := id(b["vrf"])
+		return fmt.Sprintf("%v|%d", b["prefix"], v), fmt.Sprint(b["prefix"]), ok
+	case resource.KindIPAddress:
+		v, ok := id(b["vrf"])
+		a := fmt.Sprint(b["address"])
+		return fmt.Sprintf("%s|%d", host(a), v), a, ok
+	}
+	return fmt.Sprint(b["asn"]), fmt.Sprint(b["asn"]), true
+}
+
+// lostCreates finds which of the items an earlier attempt of their create
+// wrote: objects of their natural key that carry the marker of their
+// owner. NetBox picks ids itself, so the key and the marker are what
+// identifies them.
+func (a *applier) lostCreates(ctx context.Context, ep endpoint, items []item) (map[resource.Key]int, error) {
+	found := map[resource.Key]int{}
+	if len(items) == 0 {
+		return found, nil
+	}
+	k := items[0].ch.Key.Kind
+	filter, fields, ok := keyFilter(k)
+	if !ok {
+		return found, nil
+	}
+	l := a.c.lastLookups()
+	tag := 0
+	if l != nil {
+		tag = l.refs[resource.RefTag].byName[a.c.cfg.Tag]
+	}
+	byOwner := map[string]map[string]resource.Key{} // owner -> body key -> item key
+	values := map[string][]string{}
+	for _, it := range items {
+		key, value, ok := bodyKey(k, it.body)
+		if !ok {
+			continue
+		}
+		owner := string(it.ch.Desired.Meta().Owner)
+		if byOwner[owner] == nil {
+			byOwner[owner] = map[string]resource.Key{}
+		}
+		byOwner[owner][key] = it.ch.Key
+		values[owner] = append(values[owner], value)
+	}
+	const chunk = 100
+	for owner, vs := range values {
+		for lo := 0; lo < len(vs); lo += chunk {
+			q := url.Values{"fields": {fields}, "cf_" + a.c.cfg.OwnerField: {owner}, filter: vs[lo:min(lo+chunk, len(vs))]}
+			if tag != 0 {
+				q.Set("tag_id", itoa(tag))
+			}
+			got, err := sweep[wireKey](ctx, a.c, ep.path, q, a.t)
+			if err != nil {
+				return nil, fmt.Errorf("check which objects a lost create wrote: %w", err)
+			}
+			for _, w := range got {
+				if key, ok := byOwner[owner][w.key(k)]; ok {
+					found[key] = w.ID
+				}
+			}
+		}
+	}
+	return found, nil
+}

@@ -1,0 +1,96 @@
+package netbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/ipsync/ipsync/internal/httpapi"
+)
+
+// ETag is the entity tag NetBox gives an object of the version (its
+// last_updated as read): weak, from the same timestamp, in Python's
+// isoformat, which writes UTC as +00:00 where the JSON has Z.
+func ETag(version string) string {
+	if v, ok := strings.CutSuffix(version, "Z"); ok {
+		version = v + "+00:00"
+	}
+	return `W/"` + version + `"`
+}
+
+// sendOne writes one update or delete with If-Match: the version the
+// plan saw (or the one its interim write left). NetBox compares it with
+// the object's under a row lock, so an object changed since is refused
+// (412) and left as it is.
+func (a *applier) sendOne(ctx context.Context, ep endpoint, method string, it item) error {
+	a.mu.Lock()
+	version, interim := a.versions[it.ch.Key]
+	a.mu.Unlock()
+	if !interim {
+		version = it.ch.Current.Meta().Version
+	}
+	if version == "" {
+		a.fail(it.ch, "the plan holds no netbox version of it, so it cannot be written only if unchanged; re-plan")
+		return nil
+	}
+	raw, err := json.Marshal(it.body)
+	if err != nil {
+		return err
+	}
+	var got written
+	maybeSent := false
+	r := httpapi.Request{Method: method, Path: fmt.Sprintf("%s%d/", ep.path, it.id), Tally: a.t,
+		Header: http.Header{"If-Match": {ETag(version)}}, Answer500: true, Retries500: retries500,
+		Body: func(_ context.Context, _ int, sent bool) ([]byte, bool, error) {
+			maybeSent = maybeSent || sent
+			if method == http.MethodDelete {
+				return nil, false, nil
+			}
+			return raw, false, nil
+		},
+		Decode: func(b []byte) error {
+			if method == http.MethodDelete {
+				return nil
+			}
+			return json.Unmarshal(b, &got)
+		}}
+	resp, err := a.c.api.Do(ctx, r)
+	if err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
+	switch {
+	case resp.Status >= 200 && resp.Status < 300:
+		if it.aux {
+			etag := resp.Header.Get("ETag")
+			a.mu.Lock()
+			a.versions[it.ch.Key] = strings.TrimSuffix(strings.TrimPrefix(etag, `W/"`), `"`)
+			a.mu.Unlock()
+			return nil
+		}
+		if method != http.MethodDelete {
+			if _, err := a.check(ep, method, []item{it}, []written{got}); err != nil {
+				return err
+			}
+		}
+		a.succeeded([]item{it})
+	case resp.Status == http.StatusPreconditionFailed:
+		msg := "changed in netbox since the plan was made; re-plan and review the change"
+		if maybeSent {
+			msg = "changed in netbox since the plan was made, or by an attempt of this write whose answer was lost; re-plan and review the change"
+		}
+		a.fail(it.ch, msg)
+	case resp.Status == http.StatusNotFound && method == http.MethodDelete && maybeSent:
+		a.succeeded([]item{it}) // an attempt whose answer was lost deleted it
+	case resp.Status == http.StatusNotFound:
+		a.fail(it.ch, "not found in netbox; it was deleted since the plan was made")
+	case resp.Status == http.StatusInternalServerError:
+		a.fail(it.ch, "netbox failed on it (HTTP 500): "+httpapi.Snippet(resp.Body))
+	case resp.Status >= 400 && resp.Status < 500:
+		a.fail(it.ch, errorMessage(resp.Body))
+	default:
+		return fmt.Errorf("apply: %w", r.Error(resp))
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package netbox
+
+import (
+	"context"
+	"sync"
+
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
+)
+
+// Target is a client reading one owner's scope, in the shape the reconcile
+// flow drives targets with.
+type Target struct {
+	c     *Client
+	scope scope.Scope
+
+	mu sync.Mutex
+	// listed are the lookups the last List read, until a Names takes
+	// them: the names a plan checks are those its objects were read with.
+	listed *lookups
+}
+
+// Target returns the client as a target reading sc.
+func (c *Client) Target(sc scope.Scope) *Target { return &Target{c: c, scope: sc} }
+
+// List reads the objects in scope.
+func (t *Target) List(ctx context.Context) ([]resource.Object, error) {
+	objs, l, err := t.c.list(ctx, t.scope)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.listed = l
+	return objs, err
+}
+
+// Apply writes changes and returns how many objects were written.
+func (t *Target) Apply(ctx context.Context, changes []plan.Change) (int, error) {
+	r, err := t.c.Apply(ctx, changes)
+	return r.Written, err
+}
+
+// ApplySaved is Apply for a saved plan: updates and deletes are sent one
+// object per request with If-Match, the version the plan saw, so an
+// object changed in NetBox since the plan is refused alone (412).
+func (t *Target) ApplySaved(ctx context.Context, changes []plan.Change) (int, error) {
+	r, err := t.c.ApplySaved(ctx, changes)
+	return r.Written, err
+}
+
+// Names returns the names of what NetBox owns: those the List before it
+// read, once, else read now.
+func (t *Target) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
+	t.mu.Lock()
+	l := t.listed
+	t.listed = nil
+	t.mu.Unlock()
+	if l != nil {
+		return l.names(), nil
+	}
+	return t.c.Names(ctx)
+}
+
+// Check reports a desired object this NetBox cannot hold: a kind or field
+// it has no place for, or references it will refuse. Several problems are
+// joined, each a *FieldError where it is about one field.
+func (t *Target) Check(o resource.Object) error {
+	if err := Supports(o); err != nil {
+		return err
+	}
+	return t.c.check(o)
+}
