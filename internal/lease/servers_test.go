@@ -1,17 +1,12 @@
 package lease
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
 	"log/slog"
-	"net/url"
 	"testing"
-	"time"
 
-	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/nautobot"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/netbox"
 	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
 )
 
@@ -40,38 +35,9 @@ func eachServer(t *testing.T, fn func(t *testing.T, srv server)) {
 func realNetBox(t *testing.T) server {
 	t.Helper()
 	s := netboxtest.New(t)
-	base, err := url.Parse(s.URL())
+	c, err := netbox.New(netbox.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := httpapi.New(httpapi.Config{Base: base, Auth: netboxtest.Authorization(s.Token()), Server: "netbox", Timeout: 30 * time.Second, MaxRetries: 2})
-	return server{api: jsonAPI{c}, fields: NetBoxTags}
-}
-
-// jsonAPI is API over the shared request loop, as a target adapter's Call
-// is, for a server without one in this test.
-type jsonAPI struct{ c *httpapi.Client }
-
-func (a jsonAPI) Call(ctx context.Context, method, path string, query url.Values, in, out any) (int, error) {
-	r := httpapi.Request{Method: method, Path: path, Query: query}
-	if in != nil {
-		raw, err := json.Marshal(in)
-		if err != nil {
-			return 0, err
-		}
-		r.Body = func(context.Context, int, bool) ([]byte, bool, error) { return raw, false, nil }
-	}
-	resp, err := a.c.Do(ctx, r)
-	if err != nil {
-		return 0, err
-	}
-	if resp.Status >= 300 {
-		return resp.Status, r.Error(resp)
-	}
-	if out != nil {
-		if err := json.Unmarshal(resp.Body, out); err != nil {
-			return resp.Status, fmt.Errorf("%s %s: %w", method, path, err)
-		}
-	}
-	return resp.Status, nil
+	return server{api: c, fields: NetBoxTags}
 }
