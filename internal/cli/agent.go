@@ -28,12 +28,13 @@ func newAgent(e *env) *cobra.Command {
 	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "agent --config F --site S",
-		Short: "Run the per-site daemon: periodic and event-driven sync of the site's Neutron into Nautobot",
-		Long: `The agent reconciles the site's Neutron into Nautobot on start and then every
-agent.interval (default 10m, with jitter), and within about a second of Neutron's
-notifications (agent.rabbitmq). One agent per owner writes at a time (a lease held in
-Nautobot); a second one waits. It serves /metrics, /healthz, /readyz and a status page
-on agent.listen (default 127.0.0.1:9478). SIGTERM stops it cleanly.`,
+		Short: "Run the per-site daemon: periodic and event-driven sync of the site's Neutron into the target (Nautobot or NetBox)",
+		Long: `The agent reconciles the site's Neutron into the target (the config's Nautobot or
+NetBox) on start and then every agent.interval (default 10m, with jitter), and within
+about a second of Neutron's notifications (agent.rabbitmq). One agent per owner writes
+at a time (a lease held in the target); a second one waits. It serves /metrics,
+/healthz, /readyz and a status page on agent.listen (default 127.0.0.1:9478). SIGTERM
+stops it cleanly.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if configPath == "" || siteName == "" {
@@ -65,30 +66,27 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	owner := resource.NeutronOwner(site.Name)
-	j := &job{}
 	src, err := e.openSite(ctx, site)
 	if err != nil {
 		return err
 	}
-	if err := e.openNautobot(cfg, siteScope(site), j); err != nil {
-		return err
-	}
-	if !dryRun {
-		if err := j.writeAllowed(); err != nil {
-			return err
-		}
-	}
-	lease, err := e.openLease(cfg, owner)
+	server, err := e.openServer(cfg, nil)
 	if err != nil {
 		return err
 	}
-	syncer := siteSyncer{sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun}, src.reader, j.target)}
+	if !dryRun {
+		if err := cfg.WriteAllowed(server.url); err != nil {
+			return err
+		}
+	}
+	lease := newLease(server, cfg, owner)
+	syncer := siteSyncer{sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun}, src.reader, server.target(siteScope(site)))}
 	// The agent names its site in every line it logs; given a logger that
 	// does already, each line would say it twice.
 	// Only the lease holder consumes notifications: a standby on the same
 	// queue would take and acknowledge what it never acts on.
 	gate := events.NewGate()
-	a := agent.New(agent.Config{Site: site.Name, Target: cfg.Nautobot.URL, Interval: cfg.Agent.Interval, Jitter: cfg.Agent.Jitter,
+	a := agent.New(agent.Config{Site: site.Name, Target: server.url, Interval: cfg.Agent.Interval, Jitter: cfg.Agent.Jitter,
 		LeaseTTL: cfg.Agent.LeaseTTL, LeaseRenew: cfg.Agent.LeaseRenew},
 		syncer, lease, e.logger, reg, agent.WithLeaseHook(gate.Set))
 	log := e.logger.With("site", site.Name)

@@ -35,7 +35,7 @@ func siteNames(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellC
 // values of completes to; flags cmd lacks are passed over.
 func completions(cmd *cobra.Command) {
 	fixed := map[string][]string{
-		"target":     {"nautobot", "memory", "neutron"},
+		"target":     {"nautobot", "netbox", "memory", "neutron"},
 		"mode":       {"sync", "upsert-only", "create-only"},
 		"log-level":  {"debug", "info", "warn", "error"},
 		"log-format": {"text", "json"},

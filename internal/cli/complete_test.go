@@ -26,7 +26,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"plan", "--al"}, []string{"--allow-mass-delete"}},
 		{[]string{"drift", "-o", ""}, []string{"text", "json", "html"}},
 		{[]string{"plan", "-o", ""}, []string{"text", "json"}},
-		{[]string{"apply", "--target", ""}, []string{"nautobot", "memory", "neutron"}},
+		{[]string{"apply", "--target", ""}, []string{"nautobot", "netbox", "memory", "neutron"}},
 		{[]string{"apply", "--mode", ""}, []string{"sync", "upsert-only", "create-only"}},
 		{[]string{"agent", "--log-level", ""}, []string{"debug", "info", "warn", "error"}},
 		{[]string{"plan", "--config", cfg, "--site", ""}, []string{"a11", "b22"}},

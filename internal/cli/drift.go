@@ -66,7 +66,7 @@ not be read or another error, 64 usage error.`,
 		},
 	}
 	cmd.Flags().StringVarP(&f.config, "config", "c", "", "config file (ipsync.yaml); without it, spec paths come from the arguments")
-	cmd.Flags().StringVar(&f.target, "target", "", "target: nautobot (default with a config) or memory (an empty in-process target)")
+	cmd.Flags().StringVar(&f.target, "target", "", "target: nautobot or netbox (the config's server of that name; default: the config's target) or memory (an empty in-process target)")
 	cmd.Flags().StringSliceVar(&f.sites, "site", nil, "report only these sites (repeat or separate with commas; default: every site of the config)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text, json or html")
 	cmd.Flags().StringVar(&f.out, "out", "", "write the report to this file instead of stdout")
@@ -99,8 +99,9 @@ func (e *env) drift(ctx context.Context, f *driftFlags, paths []string) (*drift.
 			sites = append(sites, s.Name)
 		}
 	}
-	if f.target == "nautobot" || (f.target == "" && cfg.Nautobot.URL != "") {
-		if _, err := e.nautobotClient(cfg); err != nil {
+	useTarget(cfg, f.target)
+	if f.target == config.TargetNautobot || f.target == config.TargetNetBox || (f.target == "" && cfg.TargetURL() != "") {
+		if _, err := e.openServer(cfg, nil); err != nil {
 			return nil, err
 		}
 	}

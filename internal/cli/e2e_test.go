@@ -94,24 +94,26 @@ func deleteNetwork(base, id string) {
 // real Neutron, against srv.
 func siteConfig(t testing.TB, srv *nbtest.Server, neutron, extra string) string {
 	t.Helper()
-	dir := t.TempDir()
-	token := filepath.Join(dir, "token")
-	if err := os.WriteFile(token, []byte(srv.Token()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := fmt.Sprintf(`spec: {name: deploy, paths: [%q]}
-nautobot: {url: %q, token_file: %q}
-allowed_hosts: [127.0.0.1]
-sites:
+	return serverConfig(t, "nautobot", srv.URL(), srv.Token(), filepath.Join(repoRoot, "examples"), fmt.Sprintf(`sites:
   - name: a11
     namespace: a11
     neutron: {auth: noauth, endpoint: %q}
-%s`, filepath.Join(repoRoot, "examples"), srv.URL(), token, neutron, extra)
-	path := filepath.Join(dir, "ipsync.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+%s`, neutron, extra))
+}
+
+// serverConfig writes a config with the spec at specPath (owner
+// static:deploy), the server at url as its section (nautobot or netbox)
+// with the token in a file, loopback allowed, and extra appended.
+func serverConfig(t testing.TB, section, url, token, specPath, extra string) string {
+	t.Helper()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return path
+	return writeConfig(t, fmt.Sprintf(`spec: {name: deploy, paths: [%q]}
+%s: {url: %q, token_file: %q}
+allowed_hosts: [127.0.0.1]
+%s`, specPath, section, url, tokenFile, extra))
 }
 
 // vlansOf lists the vids of the VLANs srv holds for owner.

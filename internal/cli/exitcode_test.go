@@ -106,7 +106,7 @@ func exitCodesAgainst(t *testing.T, srv *nbtest.Server) {
 }
 
 // writeConfig writes a config file into a new directory.
-func writeConfig(t *testing.T, content string) string {
+func writeConfig(t testing.TB, content string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "ipsync.yaml")
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {

@@ -23,15 +23,20 @@ type job struct {
 	policy   plan.Policy
 	target   reconcile.Target
 	targetID string
-	writeOK  func() error
-	desired  reconcile.Desired
+	// server names the target in messages: "Nautobot", "NetBox".
+	server string
+	// refused are the keys of the changes an Apply's error says the
+	// target refused one by one; nil for targets that do not say.
+	refused func(err error) []resource.Key
+	writeOK func() error
+	desired reconcile.Desired
 	// scope is what the owner's run reads of the target and plans.
 	scope scope.Scope
 	// leaks are what the source pointed out while producing desired.
 	leaks   []drift.Leak
 	closers []func()
 	// rangesElsewhere counts the spec's segment ranges, which go to the
-	// sites' Neutron and so are not in a plan against Nautobot.
+	// sites' Neutron and so are not in a plan against Nautobot or NetBox.
 	rangesElsewhere int
 	// progress shows the reads and writes; writesProgress is set when the
 	// target reports its writes to it.
@@ -112,11 +117,12 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 		return nil, err
 	}
 	j := &job{progress: e.newProgress()}
+	useTarget(cfg, f.target)
 	kind := f.target
 	if kind == "" {
 		kind = "memory"
-		if cfg.Nautobot.URL != "" {
-			kind = "nautobot"
+		if cfg.TargetURL() != "" {
+			kind = cfg.Target
 		}
 	}
 	switch {
@@ -150,7 +156,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 		if err != nil {
 			return nil, err
 		}
-		// Segment ranges flow to each site's Neutron, not to Nautobot.
+		// Segment ranges flow to each site's Neutron, not to the target.
 		j.rangesElsewhere = countKind(objs, resource.KindSegmentRange)
 		objs = slices.DeleteFunc(objs, func(o resource.Object) bool { return o.Kind() == resource.KindSegmentRange })
 		j.desired = func(context.Context, []resource.Object) ([]resource.Object, error) { return objs, nil }
@@ -185,15 +191,15 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 	case "neutron":
 	case "memory":
 		// Like a new Nautobot, the memory target has the Global namespace.
-		j.target, j.targetID = memory.New(&resource.Namespace{Name: "Global"}), "memory"
+		j.target, j.targetID, j.server = memory.New(&resource.Namespace{Name: "Global"}), "memory", "the memory target"
 		j.writeOK = func() error { return nil }
 		fmt.Fprintln(e.stderr, "target: memory (an empty in-process target; nothing leaves this process)")
-	case "nautobot":
-		if err := e.openNautobot(cfg, j.scope, j); err != nil {
+	case config.TargetNautobot, config.TargetNetBox:
+		if err := e.openTarget(cfg, j.scope, j); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, usagef("--target %q: want nautobot, memory, or neutron (a site's segment ranges)", kind)
+		return nil, usagef("--target %q: want nautobot or netbox (the config's server of that name), memory, or neutron (a site's segment ranges)", kind)
 	}
 	return j, nil
 }

@@ -25,7 +25,7 @@ const (
 	ExitOK      = 0  // done; for plan and drift: no changes, in agreement
 	ExitError   = 1  // something failed: invalid spec, a side unreachable, a write failed
 	ExitChanges = 2  // plan: changes to apply; drift: the sides disagree
-	ExitRefused = 3  // the plan will not be applied: conflicts, mass-delete guard, unresolved references, VIDs outside their range, a stale saved plan
+	ExitRefused = 3  // the plan will not be applied: conflicts, mass-delete guard, unresolved references, VIDs outside their range, a stale saved plan; or objects of a saved plan refused one by one because they changed since it was made
 	ExitUsage   = 64 // the command line is wrong: unknown command or flag, bad flag value, missing argument (sysexits EX_USAGE)
 )
 
@@ -35,7 +35,9 @@ const exitCodesHelp = `Exit status:
   1   error: invalid spec or config, a side unreachable, a write failed
   2   plan: there are changes to apply; drift: the sides disagree
   3   refused: the plan will not be applied (conflicts, mass-delete guard,
-      unresolved references, VIDs outside their group's range, stale saved plan)
+      unresolved references, VIDs outside their group's range, stale saved plan);
+      apply --plan against NetBox: objects changed since the plan refused, the
+      rest written
   64  usage: unknown command or flag, bad flag value, missing argument`
 
 // env is what commands get from the process.
@@ -121,15 +123,16 @@ func commandPath(root *cobra.Command, args []string) string {
 func newRoot(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "ipsync",
-		Short: "Keep Nautobot in agreement with a static YAML spec and each site's Neutron",
-		Long: `ipsync keeps Nautobot in agreement with a static YAML spec and with each site's
-Neutron. Every object has one owner and flows one way; every command is a dry run
-unless given --commit.
+		Short: "Keep Nautobot or NetBox in agreement with a static YAML spec and each site's Neutron",
+		Long: `ipsync keeps a source of truth, Nautobot or NetBox (the config's target), in
+agreement with a static YAML spec and with each site's Neutron. Every object has one
+owner and flows one way; every command is a dry run unless given --commit.
 
 ` + exitCodesHelp + `
 
 Environment:
   IPSYNC_NAUTOBOT_TOKEN     Nautobot API token (or nautobot.token_file in the config)
+  IPSYNC_NETBOX_TOKEN       NetBox API token (or netbox.token_file in the config)
   IPSYNC_RABBITMQ_PASSWORD  agent: RabbitMQ password (or agent.rabbitmq.password_file)
   OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME, OS_APPLICATION_CREDENTIAL_ID, ...
                             a site's Keystone login (neutron.auth: keystone without a cloud)

@@ -27,7 +27,7 @@ func checkGrammar(t *testing.T, what, out string) {
 // the segment ranges, and plan says where those go.
 func TestValidateAndPlanCountTheSameObjects(t *testing.T) {
 	_, out, _ := run(t, nil, "validate", "examples/")
-	if want := "62 objects in 3 files: valid (56 for Nautobot, 6 segment ranges for the sites' Neutron)\n"; out != want {
+	if want := "62 objects in 3 files: valid (56 for Nautobot or NetBox, 6 segment ranges for the sites' Neutron)\n"; out != want {
 		t.Errorf("validate examples/ = %q, want %q", out, want)
 	}
 	code, js, errOut := run(t, nil, "plan", "--target", "memory", "-o", "json", "examples/")

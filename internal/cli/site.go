@@ -66,6 +66,7 @@ func (e *env) openRanges(ctx context.Context, cfg *config.Config, site *config.S
 	j.target = neutron.NewRangeWriter(r, neutron.RangeConfig{Site: site.Name, Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField},
 		e.logger.With("site", site.Name))
 	j.targetID = "neutron:" + site.Name
+	j.server = "site " + site.Name + "'s Neutron"
 	j.writeOK = func() error { return nil }
 	return nil
 }

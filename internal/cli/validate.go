@@ -28,10 +28,10 @@ and reports every problem as file:line:col: field: message. Exit status 1 on any
 				return err
 			}
 			msg := fmt.Sprintf("%s in %s: valid", plural.Of(len(objs), "object"), plural.Of(len(files), "file"))
-			// plan against Nautobot leaves segment ranges out; say where
+			// plan against Nautobot or NetBox leaves segment ranges out; say where
 			// they go, so the two counts add up.
 			if n := countKind(objs, resource.KindSegmentRange); n > 0 {
-				msg += fmt.Sprintf(" (%d for Nautobot, %s for the sites' Neutron)", len(objs)-n, plural.Of(n, "segment range"))
+				msg += fmt.Sprintf(" (%d for Nautobot or NetBox, %s for the sites' Neutron)", len(objs)-n, plural.Of(n, "segment range"))
 			}
 			_, err = fmt.Fprintln(e.stdout, msg)
 			return err

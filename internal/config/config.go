@@ -1,5 +1,5 @@
-// Package config reads ipsync.yaml: where the spec lives, which Nautobot to
-// write to, the sites whose Neutron is read, and the ownership policy.
+// Package config reads ipsync.yaml: where the spec lives, which Nautobot or
+// NetBox to write to, the sites whose Neutron is read, and the ownership policy.
 // Secrets are never in it: tokens and passwords come from env or files.
 package config
 
@@ -25,10 +25,14 @@ import (
 
 // Config is the whole file. Each component gets only its own section.
 type Config struct {
+	// Target is the server written to: "nautobot" or "netbox". A file
+	// without it writes to the one whose section it has.
+	Target       string   `yaml:"target"`
 	Spec         Spec     `yaml:"spec"`
 	Marker       Marker   `yaml:"marker"`
 	Policy       Policy   `yaml:"policy"`
 	Nautobot     Nautobot `yaml:"nautobot"`
+	NetBox       NetBox   `yaml:"netbox"`
 	AllowedHosts []string `yaml:"allowed_hosts"`
 	Sites        []Site   `yaml:"sites"`
 	Agent        Agent    `yaml:"agent"`
@@ -41,7 +45,7 @@ type Spec struct {
 	Paths []string `yaml:"paths"`
 }
 
-// Marker is how ipsync marks what it owns in Nautobot.
+// Marker is how ipsync marks what it owns in the target.
 type Marker struct {
 	Tag         string `yaml:"tag"`
 	CustomField string `yaml:"custom_field"`
@@ -56,7 +60,7 @@ type Policy struct {
 	MaxDeleteCount   int     `yaml:"max_delete_count"`
 }
 
-// Nautobot is the target. The token comes from TokenEnv (default
+// Nautobot is the target when Target is "nautobot". The token comes from TokenEnv (default
 // IPSYNC_NAUTOBOT_TOKEN) or TokenFile.
 type Nautobot struct {
 	URL                string        `yaml:"url"`
@@ -122,10 +126,12 @@ type RabbitMQ struct {
 // Default is the configuration every file starts from.
 func Default() Config {
 	return Config{
+		Target:   TargetNautobot,
 		Spec:     Spec{Name: "default"},
 		Marker:   Marker{Tag: "managed-by-ipsync", CustomField: "ipsync_owner", VNIField: "vni"},
 		Policy:   Policy{Mode: string(plan.ModeSync), MaxDeletePercent: 10, MaxDeleteMin: 5},
 		Nautobot: Nautobot{PageSize: 1000, BatchSize: 250, Concurrency: 4, Timeout: 60 * time.Second},
+		NetBox:   defaultNetBox(),
 		Agent: Agent{Listen: "127.0.0.1:9478", Interval: 10 * time.Minute, Jitter: 0.1, LeaseTTL: 2 * time.Minute,
 			LeaseRenew: 30 * time.Second,
 			Coalesce:   200 * time.Millisecond,
@@ -194,7 +200,7 @@ func parse(data []byte) (*Config, []Problem) {
 	if len(doc.Content) == 0 {
 		return &c, nil
 	}
-	ck := &checker{at: map[string]*yaml.Node{}}
+	ck := &checker{at: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
 	ck.check(doc.Content[0], reflect.TypeFor[Config](), "")
 	if len(ck.problems) > 0 {
 		return nil, ck.problems
@@ -202,11 +208,11 @@ func parse(data []byte) (*Config, []Problem) {
 	if err := doc.Content[0].Decode(&c); err != nil {
 		return nil, []Problem{{Line: 1, Col: 1, Message: err.Error()}}
 	}
-	problems := c.problems()
+	problems := append(c.chooseTarget(ck.keys), c.problems()...)
 	for i, p := range problems {
 		// A problem is placed at its field, or at the nearest field
 		// written above it ("sites[0]" for a missing "sites[0].name").
-		for path := p.Path; path != ""; path = parent(path) {
+		for path := p.Path; path != "" && p.Line == 0; path = parent(path) {
 			if n, ok := ck.at[path]; ok {
 				problems[i].Line, problems[i].Col = n.Line, n.Column
 				break
@@ -236,6 +242,7 @@ func (c *Config) resolve(dir string) {
 		abs(&c.Spec.Paths[i])
 	}
 	abs(&c.Nautobot.TokenFile)
+	abs(&c.NetBox.TokenFile)
 	abs(&c.Agent.RabbitMQ.PasswordFile)
 	abs(&c.Agent.StatusDir)
 }
@@ -263,12 +270,7 @@ func (c *Config) problems() []Problem {
 	if c.Policy.MaxDeletePercent < 0 || c.Policy.MaxDeletePercent > 100 {
 		add("policy.max_delete_percent", "%g: want 0-100", c.Policy.MaxDeletePercent)
 	}
-	if c.Nautobot.URL != "" {
-		u, err := url.Parse(c.Nautobot.URL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			add("nautobot.url", "%q: want http(s)://host[:port]", c.Nautobot.URL)
-		}
-	}
+	out = append(out, c.targetProblems()...)
 	seen := map[string]bool{}
 	for i, s := range c.Sites {
 		at := fmt.Sprintf("sites[%d]", i)

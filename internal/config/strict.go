@@ -28,10 +28,20 @@ func (p Problem) String() string {
 }
 
 // secretKeys are keys people try first for what must never be in a file
-// that is checked in: the message says where secrets go instead.
+// that is checked in, by their path or, failing that, their name: the
+// message says where secrets go instead.
 var secretKeys = map[string]string{
-	"token":    "the Nautobot token is never in the config: set IPSYNC_NAUTOBOT_TOKEN or token_file",
-	"password": "passwords are never in the config: set IPSYNC_RABBITMQ_PASSWORD or password_file",
+	"netbox.token": "the NetBox token is never in the config: set IPSYNC_NETBOX_TOKEN or token_file",
+	"token":        "the Nautobot token is never in the config: set IPSYNC_NAUTOBOT_TOKEN or token_file",
+	"password":     "passwords are never in the config: set IPSYNC_RABBITMQ_PASSWORD or password_file",
+}
+
+// secretHint is what secretKeys says of the field at path called key.
+func secretHint(path, key string) string {
+	if h, ok := secretKeys[path]; ok {
+		return h
+	}
+	return secretKeys[key]
 }
 
 var durationType = reflect.TypeFor[time.Duration]()
@@ -43,6 +53,9 @@ var durationType = reflect.TypeFor[time.Duration]()
 type checker struct {
 	problems []Problem
 	at       map[string]*yaml.Node
+	// keys are the key nodes of the fields, by path, to place problems
+	// about a whole section at its name.
+	keys map[string]*yaml.Node
 }
 
 func (c *checker) report(n *yaml.Node, path, msg string) {
@@ -129,8 +142,8 @@ func (c *checker) mapping(n *yaml.Node, t reflect.Type, path string) {
 		}
 		ft, ok := fields[k.Value]
 		switch {
-		case !ok && secretKeys[k.Value] != "":
-			c.report(k, p, "unknown field; "+secretKeys[k.Value])
+		case !ok && secretHint(p, k.Value) != "":
+			c.report(k, p, "unknown field; "+secretHint(p, k.Value))
 		case !ok:
 			msg := "unknown field" + didyoumean.Hint(k.Value, names, nil)
 			if !strings.Contains(msg, "did you mean") {
@@ -141,6 +154,7 @@ func (c *checker) mapping(n *yaml.Node, t reflect.Type, path string) {
 			c.report(k, p, fmt.Sprintf("repeated; first set at line %d", seen[k.Value]))
 		default:
 			seen[k.Value] = k.Line
+			c.keys[p] = k
 			c.check(n.Content[i+1], ft, p)
 		}
 	}

@@ -51,6 +51,10 @@ type Result struct {
 	// target. Each is also one of the Plan's Refusals, so that a saved
 	// plan carries them and stays refused.
 	Problems []Problem
+	// Changed are the objects of a saved plan changed since it was made,
+	// which SavedPerObject leaves to the target's compare-and-swap to
+	// refuse one by one.
+	Changed []resource.Key
 }
 
 // addProblems adds the problems not yet refused: a saved plan, checked
@@ -200,6 +204,28 @@ func (r *Result) Apply(ctx context.Context, t Target) (int, error) {
 // touches moved since, if a reference no longer resolves, or if the target
 // cannot hold an object it writes. The refusals it was saved with stay.
 func Saved(ctx context.Context, saved *plan.Plan, t Target) (*Result, error) {
+	return checkSaved(ctx, saved, t, Stale)
+}
+
+// SavedPerObject is Saved for a target that applies a saved plan with a
+// compare-and-swap per object (NetBox's If-Match): an object changed since
+// the plan is left to that check, which refuses it alone while the rest is
+// written, instead of refusing the whole plan here. A create whose key was
+// taken since, which no compare-and-swap guards, still refuses it.
+func SavedPerObject(ctx context.Context, saved *plan.Plan, t Target) (*Result, error) {
+	r, err := checkSaved(ctx, saved, t, StaleCreates)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range stale(saved, r.Current) {
+		if !m.taken {
+			r.Changed = append(r.Changed, m.key)
+		}
+	}
+	return r, nil
+}
+
+func checkSaved(ctx context.Context, saved *plan.Plan, t Target, stale func(*plan.Plan, []resource.Object) []string) (*Result, error) {
 	current, names, err := read(ctx, t)
 	if err != nil {
 		return nil, err
@@ -213,7 +239,7 @@ func Saved(ctx context.Context, saved *plan.Plan, t Target) (*Result, error) {
 	}
 	r.addProblems(References(saved, desired, current, names)...)
 	r.CheckTarget(t)
-	if moved := Stale(saved, current); len(moved) > 0 {
+	if moved := stale(saved, current); len(moved) > 0 {
 		r.Plan.Refusals = append(r.Plan.Refusals, fmt.Sprintf("the target changed since the plan was made (%s moved); make a new plan:\n    %s",
 			plural.Of(len(moved), "object"), strings.Join(moved, "\n    ")))
 	}

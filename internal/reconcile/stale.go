@@ -11,11 +11,44 @@ import (
 // saw them: created since (for creates), or changed, re-owned or gone (for
 // updates, adopts and deletes), compared by the target's change stamp.
 func Stale(p *plan.Plan, current []resource.Object) []string {
+	var out []string
+	for _, m := range stale(p, current) {
+		out = append(out, m.why)
+	}
+	return out
+}
+
+// StaleCreates is Stale for a target that writes a saved plan's updates
+// and deletes only to objects still as the plan saw them (a compare-and-swap
+// per object): it lists only what that cannot guard, a key taken since by
+// an object the plan would create or renumber to.
+func StaleCreates(p *plan.Plan, current []resource.Object) []string {
+	var out []string
+	for _, m := range stale(p, current) {
+		if m.taken {
+			out = append(out, m.why)
+		}
+	}
+	return out
+}
+
+// moved is one change of a saved plan whose object is no longer as the
+// plan saw it.
+type moved struct {
+	key   resource.Key // the change's
+	why   string
+	taken bool // its key was taken since, by an object the plan did not see
+}
+
+func stale(p *plan.Plan, current []resource.Object) []moved {
 	now := make(map[resource.Key]resource.Object, len(current))
 	for _, c := range current {
 		now[c.Key()] = c
 	}
-	var moved []string
+	var out []moved
+	add := func(c plan.Change, taken bool, format string, args ...any) {
+		out = append(out, moved{key: c.Key, why: fmt.Sprintf(format, args...), taken: taken})
+	}
 	for _, c := range p.Changes {
 		if !c.Action.Writes() {
 			continue
@@ -28,21 +61,21 @@ func Stale(p *plan.Plan, current []resource.Object) []string {
 			key = c.Current.Key()
 		}
 		if _, taken := now[c.Key]; taken && key != c.Key {
-			moved = append(moved, fmt.Sprintf("%s: created by someone else since the plan", c.Key))
+			add(c, true, "%s: created by someone else since the plan", c.Key)
 			continue
 		}
 		cur, exists := now[key]
 		switch {
 		case c.Action == plan.Create && exists:
-			moved = append(moved, fmt.Sprintf("%s: created by someone else since the plan", c.Key))
+			add(c, true, "%s: created by someone else since the plan", c.Key)
 		case c.Action == plan.Create:
 		case !exists:
-			moved = append(moved, fmt.Sprintf("%s: gone since the plan", key))
+			add(c, false, "%s: gone since the plan", key)
 		case cur.Meta().Owner != c.Current.Meta().Owner:
-			moved = append(moved, fmt.Sprintf("%s: owner changed from %q to %q", key, c.Current.Meta().Owner, cur.Meta().Owner))
+			add(c, false, "%s: owner changed from %q to %q", key, c.Current.Meta().Owner, cur.Meta().Owner)
 		case cur.Meta().Version != c.Current.Meta().Version || cur.Meta().ID != c.Current.Meta().ID:
-			moved = append(moved, fmt.Sprintf("%s: changed at %s (plan saw %s)", key, cur.Meta().Version, c.Current.Meta().Version))
+			add(c, false, "%s: changed at %s (plan saw %s)", key, cur.Meta().Version, c.Current.Meta().Version)
 		}
 	}
-	return moved
+	return out
 }

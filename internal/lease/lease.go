@@ -1,8 +1,10 @@
-// Package lease gives one agent per owner the right to write, using a
-// Nautobot tag as the lock: tag names are unique, so of two agents creating
-// the same lease tag exactly one succeeds, without any support for
-// conditional writes in the API. The tag's description records the holder
-// and expiry; an expired lease is deleted by id and contended for again.
+// Package lease gives one agent per owner the right to write, using a tag
+// in the target (Nautobot or NetBox) as the lock: both servers keep tag
+// names unique, so of two agents creating the same lease tag exactly one
+// succeeds, without relying on conditional writes. The tag's description
+// records the holder and expiry; an expired lease is deleted by id and
+// contended for again. What differs between the servers, the fields a new
+// tag needs, is given by the caller (TagFields).
 package lease
 
 import (
@@ -16,8 +18,9 @@ import (
 	"github.com/ipsync/ipsync/internal/clock"
 )
 
-// API sends one JSON request to Nautobot; *nautobot.Client does, with its
-// token, TLS settings and retries. A status of 300 or more is an error.
+// API sends one JSON request to the target; *nautobot.Client and
+// *netbox.Client do, with their token, TLS settings and retries. A status of
+// 300 or more is an error.
 type API interface {
 	Call(ctx context.Context, method, path string, query url.Values, in, out any) (int, error)
 }
@@ -30,9 +33,6 @@ type Config struct {
 	Holder string
 	// TTL is how long a lease lasts without renewal.
 	TTL time.Duration
-	// ContentType is a content type the tag is allowed on; Nautobot
-	// requires at least one.
-	ContentType string
 	// Clock tells the time the expiry is written and judged by (default
 	// the wall clock).
 	Clock clock.Clock
@@ -40,23 +40,22 @@ type Config struct {
 
 // Lease is one agent's hold on a name.
 type Lease struct {
-	api API
-	cfg Config
-	id  string // of the tag while we hold it
+	api    API
+	fields TagFields
+	cfg    Config
+	id     string // of the tag while we hold it
 }
 
-// New returns a lease, not yet held, kept in Nautobot through api.
-func New(api API, cfg Config) *Lease {
+// New returns a lease, not yet held, kept as a tag in the server api talks
+// to; fields are what that server requires of a new tag.
+func New(api API, fields TagFields, cfg Config) *Lease {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real()
 	}
 	if cfg.TTL <= 0 {
 		cfg.TTL = 2 * time.Minute
 	}
-	if cfg.ContentType == "" {
-		cfg.ContentType = "ipam.namespace"
-	}
-	return &Lease{api: api, cfg: cfg}
+	return &Lease{api: api, fields: fields, cfg: cfg}
 }
 
 // TagName is the name of the tag that holds the lease.
@@ -67,7 +66,7 @@ type record struct {
 	expires time.Time
 }
 
-// The description is readable by people looking at the tag in Nautobot.
+// The description is readable by people looking at the tag in the server's UI.
 func (r record) String() string {
 	return fmt.Sprintf("ipsync lease held by %s until %s", r.holder, r.expires.UTC().Format(time.RFC3339))
 }
@@ -89,9 +88,9 @@ func parseRecord(s string) (record, bool) {
 }
 
 type tag struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
+	ID          objectID `json:"id"`
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
 }
 
 // Acquire takes or renews the lease and reports whether this agent holds it.
@@ -118,7 +117,7 @@ func (l *Lease) Acquire(ctx context.Context) (bool, error) {
 		rec, ok := parseRecord(t.Description)
 		switch {
 		case ok && rec.holder == l.cfg.Holder:
-			l.id = t.ID // ours from before a restart
+			l.id = string(t.ID) // ours from before a restart
 			return l.Acquire(ctx)
 		case ok && l.cfg.Clock.Now().Before(rec.expires):
 			return false, nil
@@ -126,21 +125,44 @@ func (l *Lease) Acquire(ctx context.Context) (bool, error) {
 		// Expired (or not a lease record at all): remove that very tag. If
 		// someone else already replaced it, this id is gone and the create
 		// below decides.
-		if code, err := l.api.Call(ctx, http.MethodDelete, tagsPath+t.ID+"/", nil, nil, nil); err != nil && code != http.StatusNotFound {
+		if code, err := l.api.Call(ctx, http.MethodDelete, tagsPath+string(t.ID)+"/", nil, nil, nil); err != nil && code != http.StatusNotFound {
 			return false, fmt.Errorf("clear expired lease %s: %w", l.cfg.Name, err)
 		}
 	}
+	return l.create(ctx, desc)
+}
+
+// create contends for a free lease by creating its tag.
+func (l *Lease) create(ctx context.Context, desc string) (bool, error) {
+	body := l.fields(l.TagName())
+	body["name"], body["description"], body["color"] = l.TagName(), desc, "607d8b"
 	var created tag
-	body := map[string]any{"name": l.TagName(), "description": desc, "color": "607d8b", "content_types": []string{l.cfg.ContentType}}
 	code, err := l.api.Call(ctx, http.MethodPost, tagsPath, nil, body, &created)
-	switch {
-	case err == nil:
-		l.id = created.ID
+	if err == nil {
+		l.id = string(created.ID)
 		return true, nil
-	case code == http.StatusBadRequest:
-		return false, nil // another agent created it first
 	}
-	return false, fmt.Errorf("take lease %s: %w", l.cfg.Name, err)
+	if code != http.StatusBadRequest {
+		return false, fmt.Errorf("take lease %s: %w", l.cfg.Name, err)
+	}
+	// Refused: another agent created the tag first, or our own create
+	// went through before its answer was lost and the retry was refused.
+	// If no such tag exists the server refused the tag itself, which no
+	// wait would cure.
+	var page struct {
+		Results []tag `json:"results"`
+	}
+	if _, rerr := l.api.Call(ctx, http.MethodGet, tagsPath, l.byName(), nil, &page); rerr != nil {
+		return false, fmt.Errorf("read lease %s after a refused create: %w", l.cfg.Name, rerr)
+	}
+	if len(page.Results) == 0 {
+		return false, fmt.Errorf("take lease %s: the server refused the lease tag: %w", l.cfg.Name, err)
+	}
+	if rec, ok := parseRecord(page.Results[0].Description); ok && rec.holder == l.cfg.Holder {
+		l.id = string(page.Results[0].ID)
+		return true, nil
+	}
+	return false, nil
 }
 
 // Release gives the lease up, so a waiting agent takes over at once.

@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ipsync/ipsync/internal/config"
+	"github.com/ipsync/ipsync/internal/memory"
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/plural"
+	"github.com/ipsync/ipsync/internal/reconcile"
+	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
+)
+
+func newApply(e *env) *cobra.Command {
+	var f planFlags
+	var planFile string
+	var commit bool
+	cmd := &cobra.Command{
+		Use:   "apply [SPEC-PATH...]",
+		Short: "Plan (or load a saved plan), check it whole, and with --commit write it",
+		Long: `Apply makes a plan (or loads one saved by plan --out), checks all of it before the
+first write (references, conflicts, the mass-delete guard, and for a saved plan that
+nothing it touches moved since), and writes it in dependency order with --commit.
+Without --commit it is a dry run.
+
+A saved plan carries its owner, its objects and its target; apply --plan needs only
+--config, for the target's URL and token (and a site's Neutron for segment ranges).
+Against NetBox each update and delete of a saved plan is written only if the object
+is still as the plan saw it (If-Match): an object changed since is refused alone
+(412) and left as it is, and the rest of the plan is written.
+
+Exit status: 0 applied (or, without --commit, nothing refused), 3 refused before
+any write, or objects of a saved plan refused because they changed since it was
+made (the rest written), 1 error, 64 usage error.`,
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			ctx := cmd.Context()
+			var saved *plan.Plan
+			var job *job
+			var err error
+			if planFile != "" {
+				saved, job, err = e.prepareSaved(ctx, cmd, &f, paths, planFile)
+			} else {
+				job, err = e.prepare(ctx, &f, paths)
+			}
+			if err != nil {
+				return err
+			}
+			defer job.close()
+			// Before anything is read: a refused host should not first cost
+			// a whole read, retries or a printed plan.
+			if commit {
+				if err := job.writeAllowed(); err != nil {
+					return &exitError{ExitRefused, err}
+				}
+			}
+			var r *reconcile.Result
+			sa, perObject := job.target.(savedApplier)
+			perObject = perObject && saved != nil
+			switch {
+			case perObject:
+				if r, err = reconcile.SavedPerObject(ctx, saved, job.target); err != nil {
+					return err
+				}
+				job.target = perObjectTarget{job.target, sa}
+			case saved != nil:
+				if r, err = reconcile.Saved(ctx, saved, job.target); err != nil {
+					return err
+				}
+			default:
+				if r, err = job.plan(ctx); err != nil {
+					return err
+				}
+			}
+			if saved != nil && f.output == "text" {
+				// As terraform apply PLANFILE: the plan was shown when it
+				// was saved, and is not shown again.
+				fmt.Fprintf(e.stdout, "Applying %s: %s for owner %s (%s)\n", planFile, plural.Of(r.Plan.Writes(), "change"), r.Plan.Policy.Owner, actionCounts(r.Plan))
+				e.reportLeaks(r.Plan, false)
+			} else {
+				if err := e.render(&f, r.Plan, job.targetID); err != nil {
+					return err
+				}
+				e.reportLeaks(r.Plan, f.output == "text")
+			}
+			if perObject {
+				fmt.Fprintf(e.stderr, "note: %s writes each update and delete of the plan only if the object is unchanged since the plan was made; an object changed since is refused (412) and left as it is, and the rest of the plan is written\n", job.server)
+			}
+			if err := r.Preflight(); err != nil {
+				return &exitError{ExitRefused, err}
+			}
+			if !commit {
+				fmt.Fprintf(e.stderr, "dry run: %s planned, nothing written; rerun with --commit to write them\n", plural.Of(r.Plan.Writes(), "change"))
+				return nil
+			}
+			n, err := job.apply(ctx, r)
+			if err != nil && perObject {
+				return e.perObjectFailure(err, n, job, r)
+			}
+			if err != nil {
+				return fmt.Errorf("%w (%s written before the failure; run plan to see what is left)", err, plural.Of(n, "object"))
+			}
+			fmt.Fprintf(e.stderr, "applied: %s written to %s\n", plural.Of(n, "object"), job.targetID)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&planFile, "plan", "", "apply this saved plan (from plan --out) instead of planning anew; needs only --config")
+	cmd.Flags().BoolVar(&commit, "commit", false, "write the changes (without it, apply is a dry run)")
+	return cmd
+}
+
+// prepareSaved reads a saved plan and wires the job that applies it. The
+// plan names its owner, objects, policy and target, so spec paths, --site,
+// --target and the policy flags have no say; the config gives only what a
+// plan must not carry: where the target is and how to log in.
+func (e *env) prepareSaved(ctx context.Context, cmd *cobra.Command, f *planFlags, paths []string, file string) (*plan.Plan, *job, error) {
+	if err := checkOutput(f.output, "text", "json"); err != nil {
+		return nil, nil, err
+	}
+	if len(paths) > 0 {
+		return nil, nil, usagef("--plan: a saved plan carries its objects; drop the spec paths")
+	}
+	for _, name := range []string{"site", "target", "adopt", "mode", "allow-mass-delete"} {
+		if cmd.Flags().Changed(name) {
+			return nil, nil, usagef("--plan: a saved plan carries its owner, target and policy; drop --%s (or pass it to plan when making the plan)", name)
+		}
+	}
+	saved, target, err := readPlanFile(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	owner := saved.Policy.Owner
+	j := &job{policy: saved.Policy, progress: e.newProgress()}
+	if target == "memory" {
+		j.target, j.targetID, j.server = memory.New(&resource.Namespace{Name: "Global"}), "memory", "the memory target"
+		j.writeOK = func() error { return nil }
+		return saved, j, nil
+	}
+	if f.config == "" {
+		return nil, nil, usagef("--plan %s needs --config: the plan names its target (%s) but carries no URL or token", file, target)
+	}
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return nil, nil, err
+	}
+	siteOf := func(name string) (*config.Site, error) {
+		s, err := cfg.Site(name)
+		if err != nil {
+			return nil, fmt.Errorf("plan %s is for site %s: %w", file, name, err)
+		}
+		return s, nil
+	}
+	if site, ok := strings.CutPrefix(target, "neutron:"); ok {
+		s, err := siteOf(site)
+		if err != nil {
+			return nil, nil, err
+		}
+		return saved, j, e.openRanges(ctx, cfg, s, j)
+	}
+	// The plan names its server by URL; of a config with both sections,
+	// it is applied to the one it was made against.
+	switch target {
+	case cfg.TargetURL():
+	case cfg.Nautobot.URL:
+		cfg.Target = config.TargetNautobot
+	case cfg.NetBox.URL:
+		cfg.Target = config.TargetNetBox
+	default:
+		return nil, nil, fmt.Errorf("plan %s was made against %s, but the config's %s.url is %q", file, target, cfg.Target, cfg.TargetURL())
+	}
+	sc := scope.Static(owner)
+	if owner.Source() == resource.SourceNeutron {
+		s, err := siteOf(owner.Name())
+		if err != nil {
+			return nil, nil, err
+		}
+		sc = siteScope(s)
+	}
+	j.scope = sc
+	if err := e.openTarget(cfg, sc, j); err != nil {
+		return nil, nil, err
+	}
+	return saved, j, nil
+}

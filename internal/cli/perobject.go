@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/plural"
+	"github.com/ipsync/ipsync/internal/reconcile"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// savedApplier is a target that applies a saved plan with a compare-and-swap
+// per object: each update and delete is written only if the object is
+// still as the plan saw it, and refused alone otherwise (NetBox's If-Match).
+type savedApplier interface {
+	ApplySaved(ctx context.Context, changes []plan.Change) (int, error)
+}
+
+// perObjectTarget writes a saved plan through ApplySaved, after the checks
+// reconcile makes of every plan.
+type perObjectTarget struct {
+	reconcile.Target
+	saved savedApplier
+}
+
+func (t perObjectTarget) Apply(ctx context.Context, changes []plan.Change) (int, error) {
+	return t.saved.ApplySaved(ctx, changes)
+}
+
+// perObjectFailure reports a saved plan applied object by object that did
+// not all go through. When every change refused is one whose object
+// changed since the plan (r.Changed), the plan was stale for those alone: a
+// refusal (exit 3), the rest written. Anything else failed (exit 1).
+func (e *env) perObjectFailure(err error, written int, j *job, r *reconcile.Result) error {
+	var refused []resource.Key
+	if j.refused != nil {
+		refused = j.refused(err)
+	}
+	changed := map[resource.Key]bool{}
+	for _, k := range r.Changed {
+		changed[k] = true
+	}
+	stale := 0
+	for _, k := range refused {
+		if changed[k] {
+			stale++
+		}
+	}
+	if stale == 0 || stale != len(refused) || countLeaves(err) != len(refused) {
+		return fmt.Errorf("%w (%s written; run plan to see what is left)", err, plural.Of(written, "object"))
+	}
+	fmt.Fprintf(e.stderr, "%v\n", err)
+	one := stale == 1
+	fmt.Fprintf(e.stderr, "applied in part: %s written to %s; %s refused because %s changed in %s since the plan was made, and left as %s there; the rest of the plan was written; make a new plan to see %s as %s now\n",
+		plural.Of(written, "object"), j.targetID, plural.Of(stale, "change"), pick(one, "its object", "their objects"),
+		j.server, pick(one, "it is", "they are"), pick(one, "it", "them"), pick(one, "it is", "they are"))
+	return status(ExitRefused)
+}
+
+func pick(one bool, singular, many string) string {
+	if one {
+		return singular
+	}
+	return many
+}
+
+// countLeaves counts the errors in err's tree that wrap none.
+func countLeaves(err error) int {
+	n := 0
+	walk(err, func(e error) {
+		switch e.(type) {
+		case interface{ Unwrap() []error }, interface{ Unwrap() error }:
+		default:
+			n++
+		}
+	})
+	return n
+}
+
+// walk calls fn on err and every error it wraps, through errors.Join too.
+func walk(err error, fn func(error)) {
+	if err == nil {
+		return
+	}
+	fn(err)
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			walk(e, fn)
+		}
+	case interface{ Unwrap() error }:
+		walk(u.Unwrap(), fn)
+	}
+}
