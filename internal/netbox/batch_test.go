@@ -36,8 +36,8 @@ func TestBadObjectIsolated(t *testing.T) {
 	if bad.Key != objs[137].Key() || !strings.Contains(bad.Message, "dns_name") {
 		t.Errorf("refused %s: %q, want %s with NetBox's message about dns_name", bad.Key, bad.Message, objs[137].Key())
 	}
-	if res.Writes != 2 {
-		t.Errorf("Apply sent %d write requests, want 2 (the batch, then the batch without the bad object)", res.Writes)
+	if n := e.s.Requests("POST", "/api/ipam/ip-addresses/"); res.Writes != 2 || n != 2 {
+		t.Errorf("Apply sent %d write requests (%d seen by the server), want 2: the batch, then the batch without the bad object", res.Writes, n)
 	}
 	got, err := e.c.List(ctx, scope.Scope{Owner: owner, Kinds: []resource.Kind{resource.KindIPAddress}})
 	if err != nil {

@@ -70,6 +70,9 @@ func Supports(o resource.Object) error {
 	case *resource.SegmentRange:
 		return errors.New("netbox holds no segment ranges: they live in each site's Neutron (plan them with --target neutron)")
 	case *resource.Namespace:
+		if x.Name == GlobalNamespace {
+			return &FieldError{"name", "the namespace Global is netbox's global table, which is no VRF and has no fields; leave it out of the spec"}
+		}
 		if x.Location != "" {
 			return &FieldError{"location", "a namespace is a VRF in netbox, and a VRF has no location; leave location empty"}
 		}

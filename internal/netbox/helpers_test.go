@@ -3,90 +3,53 @@ package netbox
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"net/netip"
-	"net/url"
-	"os"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
 const owner = resource.Owner("static:deploy")
 
-// seedTags are the tags the test server is seeded with; every other tag
-// is made by tests or ipsync.
-var seedTags = []string{"blue", "pxe", "red", "routed"}
-
 type env struct {
 	t *testing.T
+	s *netboxtest.Server
 	c *Client
 }
 
-// realEnv is a client for the NetBox named by IPSYNC_NETBOX_URL and
-// IPSYNC_NETBOX_TOKEN, emptied of what tests and ipsync make before and
-// after the test, with the marker bootstrapped unless noBootstrap. It
-// skips the test without them.
+// realEnv is a client for the real NetBox of the tests (netboxtest: it
+// skips the test without one), emptied before and after the test, with
+// the marker bootstrapped unless noBootstrap; edit adjusts the config.
 func realEnv(t *testing.T, edit func(*Config), noBootstrap bool) *env {
 	t.Helper()
-	u, tok := os.Getenv("IPSYNC_NETBOX_URL"), os.Getenv("IPSYNC_NETBOX_TOKEN")
-	if u == "" || tok == "" {
-		t.Skip("no real NetBox: set IPSYNC_NETBOX_URL and IPSYNC_NETBOX_TOKEN (scripts/netbox-up.sh start; scripts/netbox-up.sh token)")
-	}
-	cfg := Config{URL: u, Token: tok}
+	s := netboxtest.New(t)
+	cfg := Config{URL: s.URL(), Token: s.Token()}
 	if edit != nil {
 		edit(&cfg)
 	}
-	c, err := New(cfg, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	c, err := New(cfg, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), WithHTTPClient(s.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, c: c}
-	e.empty()
-	t.Cleanup(e.empty)
+	e := &env{t: t, s: s, c: c}
 	if !noBootstrap {
 		if _, err := c.Bootstrap(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
+	s.ResetCounts()
 	return e
 }
 
-// empty deletes the objects tests and ipsync make, children first.
-func (e *env) empty() {
-	e.t.Helper()
-	for _, path := range []string{"/api/ipam/ip-addresses/", "/api/ipam/prefixes/", "/api/ipam/vlans/", "/api/ipam/vlan-groups/",
-		"/api/ipam/vrfs/", "/api/ipam/asns/", pathCustomFields, pathTags} {
-		objs, err := sweep[named](context.Background(), e.c, path, url.Values{"fields": {"id,name"}}, nil)
-		if err != nil {
-			e.t.Fatalf("empty netbox: %v", err)
-		}
-		var ids []map[string]any
-		for _, o := range objs {
-			if path == pathTags && slices.Contains(seedTags, o.Name) {
-				continue
-			}
-			ids = append(ids, map[string]any{"id": o.ID})
-		}
-		for lo := 0; lo < len(ids); lo += 500 {
-			if _, err := e.c.Call(context.Background(), http.MethodDelete, path, nil, ids[lo:min(lo+500, len(ids))], nil); err != nil {
-				e.t.Fatalf("empty netbox: %v", err)
-			}
-		}
-	}
-}
+// empty empties the server again, as between tests.
+func (e *env) empty() { e.s.Reset(e.t) }
 
 // call sends a request that must succeed, as a person editing NetBox by
 // hand would.
-func (e *env) call(method, path string, in, out any) {
-	e.t.Helper()
-	if _, err := e.c.Call(context.Background(), method, path, nil, in, out); err != nil {
-		e.t.Fatal(err)
-	}
-}
+func (e *env) call(method, path string, in, out any) { e.s.Call(e.t, method, path, in, out) }
 
 func creates(objs ...resource.Object) []plan.Change {
 	out := make([]plan.Change, len(objs))

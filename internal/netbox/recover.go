@@ -103,7 +103,7 @@ func (a *applier) lostCreates(ctx context.Context, ep endpoint, items []item) (m
 	if len(items) == 0 {
 		return found, nil
 	}
-	k := items[0].ch.Key.Kind
+	k := items[0].Change.Key.Kind
 	filter, fields, ok := keyFilter(k)
 	if !ok {
 		return found, nil
@@ -116,15 +116,15 @@ func (a *applier) lostCreates(ctx context.Context, ep endpoint, items []item) (m
 	byOwner := map[string]map[string]resource.Key{} // owner -> body key -> item key
 	values := map[string][]string{}
 	for _, it := range items {
-		key, value, ok := bodyKey(k, it.body)
+		key, value, ok := bodyKey(k, it.Body)
 		if !ok {
 			continue
 		}
-		owner := string(it.ch.Desired.Meta().Owner)
+		owner := string(it.Change.Desired.Meta().Owner)
 		if byOwner[owner] == nil {
 			byOwner[owner] = map[string]resource.Key{}
 		}
-		byOwner[owner][key] = it.ch.Key
+		byOwner[owner][key] = it.Change.Key
 		values[owner] = append(values[owner], value)
 	}
 	const chunk = 100

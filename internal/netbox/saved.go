@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/resource"
 )
 
 // ETag is the entity tag NetBox gives an object of the version (its
@@ -24,24 +26,22 @@ func ETag(version string) string {
 // plan saw (or the one its interim write left). NetBox compares it with
 // the object's under a row lock, so an object changed since is refused
 // (412) and left as it is.
-func (a *applier) sendOne(ctx context.Context, ep endpoint, method string, it item) error {
-	a.mu.Lock()
-	version, interim := a.versions[it.ch.Key]
-	a.mu.Unlock()
+func (a *applier) sendOne(ctx context.Context, ep endpoint, method string, it item, rep *report) error {
+	version, interim := a.versions.get(it.Change.Key)
 	if !interim {
-		version = it.ch.Current.Meta().Version
+		version = it.Change.Current.Meta().Version
 	}
 	if version == "" {
-		a.fail(it.ch, "the plan holds no netbox version of it, so it cannot be written only if unchanged; re-plan")
+		rep.Failed(it, "the plan holds no netbox version of it, so it cannot be written only if unchanged; re-plan")
 		return nil
 	}
-	raw, err := json.Marshal(it.body)
+	raw, err := json.Marshal(it.Body)
 	if err != nil {
 		return err
 	}
 	var got written
 	maybeSent := false
-	r := httpapi.Request{Method: method, Path: fmt.Sprintf("%s%d/", ep.path, it.id), Tally: a.t,
+	r := httpapi.Request{Method: method, Path: ep.path + it.ID + "/", Tally: a.t,
 		Header: http.Header{"If-Match": {ETag(version)}}, Answer500: true, Retries500: retries500,
 		Body: func(_ context.Context, _ int, sent bool) ([]byte, bool, error) {
 			maybeSent = maybeSent || sent
@@ -62,11 +62,9 @@ func (a *applier) sendOne(ctx context.Context, ep endpoint, method string, it it
 	}
 	switch {
 	case resp.Status >= 200 && resp.Status < 300:
-		if it.aux {
+		if it.Aux {
 			etag := resp.Header.Get("ETag")
-			a.mu.Lock()
-			a.versions[it.ch.Key] = strings.TrimSuffix(strings.TrimPrefix(etag, `W/"`), `"`)
-			a.mu.Unlock()
+			a.versions.set(it.Change.Key, strings.TrimSuffix(strings.TrimPrefix(etag, `W/"`), `"`))
 			return nil
 		}
 		if method != http.MethodDelete {
@@ -74,23 +72,42 @@ func (a *applier) sendOne(ctx context.Context, ep endpoint, method string, it it
 				return err
 			}
 		}
-		a.succeeded([]item{it})
+		rep.Done(it)
 	case resp.Status == http.StatusPreconditionFailed:
 		msg := "changed in netbox since the plan was made; re-plan and review the change"
 		if maybeSent {
 			msg = "changed in netbox since the plan was made, or by an attempt of this write whose answer was lost; re-plan and review the change"
 		}
-		a.fail(it.ch, msg)
+		rep.Failed(it, msg)
 	case resp.Status == http.StatusNotFound && method == http.MethodDelete && maybeSent:
-		a.succeeded([]item{it}) // an attempt whose answer was lost deleted it
+		rep.Done(it) // an attempt whose answer was lost deleted it
 	case resp.Status == http.StatusNotFound:
-		a.fail(it.ch, "not found in netbox; it was deleted since the plan was made")
+		rep.Failed(it, "not found in netbox; it was deleted since the plan was made")
 	case resp.Status == http.StatusInternalServerError:
-		a.fail(it.ch, "netbox failed on it (HTTP 500): "+httpapi.Snippet(resp.Body))
+		rep.Failed(it, "netbox failed on it (HTTP 500): "+httpapi.Snippet(resp.Body))
 	case resp.Status >= 400 && resp.Status < 500:
-		a.fail(it.ch, errorMessage(resp.Body))
+		rep.Failed(it, httpapi.ErrorMessage(resp.Body))
 	default:
 		return fmt.Errorf("apply: %w", r.Error(resp))
 	}
 	return nil
+}
+
+// versions are the versions objects have after an interim write.
+type versions struct {
+	mu sync.Mutex
+	m  map[resource.Key]string
+}
+
+func (v *versions) get(k resource.Key) (string, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	s, ok := v.m[k]
+	return s, ok
+}
+
+func (v *versions) set(k resource.Key, s string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.m[k] = s
 }

@@ -80,3 +80,41 @@ func TestApplySavedRefusesChangedObject(t *testing.T) {
 		t.Errorf("the prefix got VLAN %q, want it not written", p.VLAN)
 	}
 }
+
+// TestApplySavedSwap applies a saved plan in which two VLANs swap names:
+// the interim name is written first, with If-Match, and each VLAN's own
+// write then matches the version the interim write left.
+func TestApplySavedSwap(t *testing.T) {
+	e := realEnv(t, nil, false)
+	ctx := context.Background()
+	objs := []resource.Object{
+		&resource.VLANGroup{M: meta(), Name: "swap-net"},
+		&resource.VLAN{M: meta(), Group: "swap-net", VID: 1, Name: "left", Status: "Active"},
+		&resource.VLAN{M: meta(), Group: "swap-net", VID: 2, Name: "right", Status: "Active"},
+	}
+	if _, err := e.c.Apply(ctx, creates(objs...)); err != nil {
+		t.Fatal(err)
+	}
+	current, err := e.c.List(ctx, scope.Static(owner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := []resource.Object{resource.Clone(objs[0]), resource.Clone(objs[1]), resource.Clone(objs[2])}
+	next[1].(*resource.VLAN).Name, next[2].(*resource.VLAN).Name = "right", "left"
+	p := plan.Make(next, current, plan.DefaultPolicy(owner))
+	interim := 0
+	for _, ch := range p.Changes {
+		interim += len(ch.Interim)
+	}
+	if p.Writes() != 2 || interim == 0 {
+		t.Fatalf("plan has %d writes and %d interim values, want 2 updates with one: %+v", p.Writes(), interim, p.Changes)
+	}
+	if _, err := e.c.ApplySaved(ctx, p.Changes); err != nil {
+		t.Fatalf("ApplySaved: %v", err)
+	}
+	after, err := e.c.List(ctx, scope.Static(owner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAs(t, next, after)
+}

@@ -2,7 +2,6 @@ package netbox
 
 import (
 	"context"
-	"net/url"
 	"slices"
 	"testing"
 
@@ -42,8 +41,8 @@ func TestScopedReads(t *testing.T) {
 	}
 	// By hand: an unmarked VLAN, and a prefix that copies the owner field
 	// without the tag.
-	e.call("POST", "/api/ipam/vlans/", map[string]any{"group": e.id("/api/ipam/vlan-groups/", "a11-net"), "vid": 20, "name": "by-hand"}, nil)
-	e.call("POST", "/api/ipam/prefixes/", map[string]any{"prefix": "10.11.1.0/24", "vrf": e.id("/api/ipam/vrfs/", "a11"),
+	e.call("POST", "/api/ipam/vlans/", map[string]any{"group": e.s.ID(t, "ipam.vlangroup", "a11-net"), "vid": 20, "name": "by-hand"}, nil)
+	e.call("POST", "/api/ipam/prefixes/", map[string]any{"prefix": "10.11.1.0/24", "vrf": e.s.ID(t, "ipam.vrf", "a11"),
 		"custom_fields": map[string]any{"ipsync_owner": string(owner)}}, nil)
 
 	cases := []struct {
@@ -107,22 +106,4 @@ func TestScopedReads(t *testing.T) {
 			}
 		})
 	}
-}
-
-// id is the id of the object named name at path.
-func (e *env) id(path, name string) int {
-	e.t.Helper()
-	var page struct {
-		Results []named `json:"results"`
-	}
-	if _, err := e.c.Call(context.Background(), "GET", path, url.Values{"name": {name}}, nil, &page); err != nil {
-		e.t.Fatal(err)
-	}
-	for _, o := range page.Results {
-		if o.Name == name {
-			return o.ID
-		}
-	}
-	e.t.Fatalf("no %s named %q", path, name)
-	return 0
 }

@@ -6,10 +6,46 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
+	"github.com/ipsync/ipsync/internal/bulkwrite"
 	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/parallel"
 )
+
+type report = bulkwrite.Report[map[string]any]
+
+func methodOf(op bulkwrite.Op) string {
+	switch op {
+	case bulkwrite.Create:
+		return http.MethodPost
+	case bulkwrite.Delete:
+		return http.MethodDelete
+	}
+	return http.MethodPatch
+}
+
+// Write sends one batch of the engine: in bulk, or for a saved plan's
+// updates and deletes, one object per request with If-Match.
+func (a *applier) Write(ctx context.Context, b bulkwrite.Batch[map[string]any], rep *report) error {
+	ep, ok := endpointOf(b.Kind)
+	if !ok {
+		for _, it := range b.Items {
+			rep.Failed(it, fmt.Sprintf("netbox holds no %s objects", b.Kind))
+		}
+		return nil
+	}
+	method := methodOf(b.Op)
+	if !a.saved || b.Op == bulkwrite.Create {
+		return a.send(ctx, ep, method, b.Items, rep)
+	}
+	tasks := make([]func(context.Context) error, len(b.Items))
+	for i, it := range b.Items {
+		tasks[i] = func(ctx context.Context) error { return a.sendOne(ctx, ep, method, it, rep) }
+	}
+	return parallel.Run(ctx, a.c.cfg.Concurrency, tasks)
+}
 
 // retries500 is how often a write of one object is retried after an HTTP
 // 500 before the 500 counts as that object's.
@@ -26,9 +62,9 @@ type written struct {
 // the objects at fault: those are reported, and the others sent again
 // in one request, so a bad object costs one request more, not a
 // bisection. Only a failure to reach NetBox is returned as an error.
-func (a *applier) send(ctx context.Context, ep endpoint, method string, items []item) error {
+func (a *applier) send(ctx context.Context, ep endpoint, method string, items []item, rep *report) error {
 	for pending := items; len(pending) > 0; {
-		rest, err := a.sendBatch(ctx, ep, method, pending)
+		rest, err := a.sendBatch(ctx, ep, method, pending, rep)
 		if err != nil {
 			return err
 		}
@@ -38,7 +74,7 @@ func (a *applier) send(ctx context.Context, ep endpoint, method string, items []
 }
 
 // sendBatch sends one bulk request and returns the items to send again.
-func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pending []item) ([]item, error) {
+func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pending []item, rep *report) ([]item, error) {
 	var existed []item
 	var answer []written
 	r := httpapi.Request{Method: method, Path: ep.path, Tally: a.t, Answer500: true,
@@ -60,8 +96,8 @@ func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pen
 				}
 				var rest []item
 				for _, it := range pending {
-					if id, ok := found[it.ch.Key]; ok {
-						it.id = id
+					if id, ok := found[it.Change.Key]; ok {
+						it.ID = strconv.Itoa(id)
 						existed = append(existed, it)
 					} else {
 						rest = append(rest, it)
@@ -74,7 +110,7 @@ func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pen
 			}
 			bodies := make([]map[string]any, len(pending))
 			for i, it := range pending {
-				bodies[i] = it.body
+				bodies[i] = it.Body
 			}
 			raw, err := json.Marshal(bodies)
 			return raw, false, err
@@ -85,7 +121,7 @@ func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pen
 	resp, err := a.c.api.Do(ctx, r)
 	if len(existed) > 0 {
 		a.c.log.Info("retried create found objects already written", "path", ep.path, "objects", len(existed))
-		a.succeeded(existed)
+		rep.Done(existed...)
 	}
 	switch {
 	case errors.Is(err, httpapi.ErrSkipped):
@@ -97,19 +133,40 @@ func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pen
 		if err != nil {
 			return nil, err
 		}
-		a.succeeded(done)
+		rep.Done(done...)
 		return nil, nil
 	case resp.Status == http.StatusBadRequest || resp.Status == http.StatusConflict || resp.Status == http.StatusForbidden:
-		return a.refused(ctx, ep, method, pending, resp.Body)
+		return a.refused(ctx, ep, method, pending, resp.Body, rep)
 	case resp.Status == http.StatusInternalServerError:
+		if method == http.MethodPost {
+			// NetBox rolls a failed request's transaction back, but a
+			// 500 raised after the commit (rendering the answer) leaves
+			// the objects written: what exists now is not sent again.
+			found, err := a.lostCreates(ctx, ep, pending)
+			if err != nil {
+				return nil, fmt.Errorf("apply: netbox answers HTTP 500 to a create at %s and fails a read there too: %w", ep.path, err)
+			}
+			var rest []item
+			for _, it := range pending {
+				if id, ok := found[it.Change.Key]; ok {
+					it.ID = strconv.Itoa(id)
+					rep.Done(it)
+				} else {
+					rest = append(rest, it)
+				}
+			}
+			if pending = rest; len(pending) == 0 {
+				return nil, nil
+			}
+		}
 		if len(pending) == 1 {
-			a.fail(pending[0].ch, "netbox failed on it (HTTP 500): "+httpapi.Snippet(resp.Body))
+			rep.Failed(pending[0], "netbox failed on it (HTTP 500): "+httpapi.Snippet(resp.Body))
 			return nil, nil
 		}
 		// A 500 names no object: the halves are sent on their own
 		// until the one it fails on stands alone.
 		half := len(pending) / 2
-		if err := a.send(ctx, ep, method, pending[:half]); err != nil {
+		if err := a.send(ctx, ep, method, pending[:half], rep); err != nil {
 			return nil, err
 		}
 		return pending[half:], nil
@@ -119,18 +176,18 @@ func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pen
 
 // refused reports the objects a refused bulk write names and returns the
 // others, to send again.
-func (a *applier) refused(ctx context.Context, ep endpoint, method string, pending []item, body []byte) ([]item, error) {
+func (a *applier) refused(ctx context.Context, ep endpoint, method string, pending []item, body []byte, rep *report) ([]item, error) {
 	var e bulkErrors
 	_ = json.Unmarshal(body, &e)
 	bad := map[int]string{} // index in pending -> message
 	for _, x := range e.Errors {
-		msg := fieldMessages(x.Errors)
+		msg := httpapi.FieldMessages(x.Errors)
 		switch {
 		case x.Index != nil && *x.Index >= 0 && *x.Index < len(pending):
 			bad[*x.Index] = msg
 		case x.ID != nil:
 			for i, it := range pending {
-				if it.id == *x.ID {
+				if it.ID == strconv.Itoa(*x.ID) {
 					if strings.Contains(msg, "does not exist") {
 						msg = "not found in netbox; it was deleted since the plan was made"
 					}
@@ -142,11 +199,11 @@ func (a *applier) refused(ctx context.Context, ep endpoint, method string, pendi
 	if len(bad) == 0 {
 		// Nothing named: the request as a whole was refused.
 		if len(pending) == 1 {
-			a.fail(pending[0].ch, errorMessage(body))
+			rep.Failed(pending[0], httpapi.ErrorMessage(body))
 			return nil, nil
 		}
 		half := len(pending) / 2
-		if err := a.send(ctx, ep, method, pending[:half]); err != nil {
+		if err := a.send(ctx, ep, method, pending[:half], rep); err != nil {
 			return nil, err
 		}
 		return pending[half:], nil
@@ -154,7 +211,7 @@ func (a *applier) refused(ctx context.Context, ep endpoint, method string, pendi
 	var rest []item
 	for i, it := range pending {
 		if msg, ok := bad[i]; ok {
-			a.fail(it.ch, msg)
+			rep.Failed(it, msg)
 		} else {
 			rest = append(rest, it)
 		}
@@ -175,22 +232,22 @@ func (a *applier) check(ep endpoint, method string, items []item, got []written)
 	}
 	if method == http.MethodPost {
 		for i := range items {
-			items[i].id = got[i].ID
+			items[i].ID = strconv.Itoa(got[i].ID)
 		}
 	}
-	byID := make(map[int]written, len(got))
+	byID := make(map[string]written, len(got))
 	for _, w := range got {
-		byID[w.ID] = w
+		byID[strconv.Itoa(w.ID)] = w
 	}
 	for _, it := range items {
-		if it.aux {
+		if it.Aux {
 			continue
 		}
 		var owner string
-		_ = json.Unmarshal(byID[it.id].CustomFields[a.c.cfg.OwnerField], &owner)
-		if want := string(it.ch.Desired.Meta().Owner); owner != want {
+		_ = json.Unmarshal(byID[it.ID].CustomFields[a.c.cfg.OwnerField], &owner)
+		if want := string(it.Change.Desired.Meta().Owner); owner != want {
 			return nil, fmt.Errorf("apply: netbox stored %s without its owner marker (custom field %q is %q, want %q); is the custom field defined for %s?",
-				it.ch.Key, a.c.cfg.OwnerField, owner, want, ep.ot)
+				it.Change.Key, a.c.cfg.OwnerField, owner, want, ep.ot)
 		}
 	}
 	return items, nil
