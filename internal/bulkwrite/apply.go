@@ -133,12 +133,12 @@ func (r *run[B]) kind(ctx context.Context, changes []*plan.Change) error {
 		if r.failedAlready(ch) {
 			continue // its interim write failed, and was reported
 		}
-		if dep := r.failedDependency(ch); dep != "" {
-			r.fail(ch, "not written: it refers to "+dep+", which was not written")
+		if dep, ok := r.failedDependency(ch); ok {
+			r.failAfter(ch, dep, "not written: it refers to "+dep.String()+", which was not written")
 			continue
 		}
-		if dep := r.missingParent(ch); dep != "" {
-			r.fail(ch, "not written: its parent "+dep+" was not written")
+		if dep, ok := r.missingParent(ch); ok {
+			r.failAfter(ch, dep, "not written: its parent "+dep.String()+" was not written")
 			continue
 		}
 		it, err := r.w.Item(ch)
@@ -181,19 +181,19 @@ func (r *run[B]) writers(k resource.Kind) int {
 	return 1
 }
 
-// failedDependency names a refused object the change refers to.
-func (r *run[B]) failedDependency(ch *plan.Change) string {
+// failedDependency is a refused object the change refers to.
+func (r *run[B]) failedDependency(ch *plan.Change) (resource.Key, bool) {
 	if ch.Desired == nil {
-		return ""
+		return resource.Key{}, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, ref := range ch.Desired.References() {
 		if k := (resource.Key{Kind: ref.Kind, Name: ref.Name}); r.failed[k] {
-			return k.String()
+			return k, true
 		}
 	}
-	return ""
+	return resource.Key{}, false
 }
 
 func (r *run[B]) failedAlready(ch *plan.Change) bool {
@@ -202,15 +202,18 @@ func (r *run[B]) failedAlready(ch *plan.Change) bool {
 	return r.failed[ch.Key]
 }
 
-func (r *run[B]) missingParent(ch *plan.Change) string {
+func (r *run[B]) missingParent(ch *plan.Change) (resource.Key, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.parents.missing(ch)
 }
 
-func (r *run[B]) fail(ch *plan.Change, msg string) {
+func (r *run[B]) fail(ch *plan.Change, msg string) { r.failAfter(ch, resource.Key{}, msg) }
+
+// failAfter refuses ch, which was not sent because after was refused.
+func (r *run[B]) failAfter(ch *plan.Change, after resource.Key, msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.failed[ch.Key] = true
-	r.res.Errors = append(r.res.Errors, &ObjectError{Key: ch.Key, Action: ch.Action, Message: msg})
+	r.res.Errors = append(r.res.Errors, &ObjectError{Key: ch.Key, Action: ch.Action, Message: msg, After: after})
 }

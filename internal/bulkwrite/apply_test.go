@@ -134,7 +134,7 @@ func TestApply(t *testing.T) {
 		store     behaviour
 		batchSize int
 		batches   []string
-		errors    []string // "key: message" of Result.Errors
+		errors    []string // "key: message [after key]" of Result.Errors
 		written   int
 		learned   []string
 		wantErr   string // part of Apply's error
@@ -189,7 +189,7 @@ func TestApply(t *testing.T) {
 			batches:   []string{"create vlan_group g", "create vlan h/1"},
 			errors: []string{
 				"vlan_group g: refused by the server",
-				"vlan g/1: not written: it refers to vlan_group g, which was not written",
+				"vlan g/1: not written: it refers to vlan_group g, which was not written [after vlan_group g]",
 			},
 			written: 1,
 			learned: []string{"h/1=1"},
@@ -205,7 +205,7 @@ func TestApply(t *testing.T) {
 			batches:   []string{"create prefix n/10.0.0.0/24,n/10.0.0.0/16", "create ip_address n/10.0.1.5"},
 			errors: []string{
 				"prefix n/10.0.0.0/24: refused by the server",
-				"ip_address n/10.0.0.5: not written: its parent prefix n/10.0.0.0/24 was not written",
+				"ip_address n/10.0.0.5: not written: its parent prefix n/10.0.0.0/24 was not written [after prefix n/10.0.0.0/24]",
 			},
 			written: 2,
 			learned: []string{"n/10.0.0.0/16=1", "n/10.0.1.5=2"},
@@ -268,7 +268,11 @@ func TestApply(t *testing.T) {
 			}
 			var got []string
 			for _, e := range res.Errors {
-				got = append(got, e.Key.String()+": "+e.Message)
+				s := e.Key.String() + ": " + e.Message
+				if e.After != (resource.Key{}) {
+					s += " [after " + e.After.String() + "]"
+				}
+				got = append(got, s)
 			}
 			if !slices.Equal(got, tt.errors) {
 				t.Errorf("errors = %q, want %q", got, tt.errors)

@@ -48,12 +48,12 @@ func (p *parents) created(ch *plan.Change) {
 	}
 }
 
-// missing names the prefix created by this Apply that would be the
-// parent of the IP address ch creates, when it was not written.
-func (p *parents) missing(ch *plan.Change) string {
+// missing is the prefix created by this Apply that would be the parent
+// of the IP address ch creates, when it was not written.
+func (p *parents) missing(ch *plan.Change) (resource.Key, bool) {
 	ip, ok := ch.Desired.(*resource.IPAddress)
 	if !ok || ch.Action != plan.Create {
-		return ""
+		return resource.Key{}, false
 	}
 	a := ip.Address.Addr()
 	for _, b := range p.bits[ip.Namespace] {
@@ -66,9 +66,9 @@ func (p *parents) missing(ch *plan.Change) string {
 			continue
 		}
 		if p.written[k] {
-			return ""
+			return resource.Key{}, false
 		}
-		return resource.Key{Kind: resource.KindPrefix, Name: resource.PrefixKey(k.ns, k.net)}.String()
+		return resource.Key{Kind: resource.KindPrefix, Name: resource.PrefixKey(k.ns, k.net)}, true
 	}
-	return ""
+	return resource.Key{}, false
 }

@@ -47,6 +47,9 @@ type ObjectError struct {
 	Key     resource.Key
 	Action  plan.Action
 	Message string
+	// After, when set, is the refused change this one needed (an object
+	// it refers to, its parent prefix): it was not sent for that alone.
+	After resource.Key
 }
 
 func (e *ObjectError) Error() string { return fmt.Sprintf("%s %s: %s", e.Action, e.Key, e.Message) }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ipsync/ipsync/internal/bulkwrite"
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/memory"
@@ -25,9 +26,9 @@ type job struct {
 	targetID string
 	// server names the target in messages: "Nautobot", "NetBox".
 	server string
-	// refused are the keys of the changes an Apply's error says the
-	// target refused one by one; nil for targets that do not say.
-	refused func(err error) []resource.Key
+	// refused are the changes an Apply's error says the target refused
+	// one by one; nil for targets that do not say.
+	refused func(err error) []*bulkwrite.ObjectError
 	writeOK func() error
 	desired reconcile.Desired
 	// scope is what the owner's run reads of the target and plans.

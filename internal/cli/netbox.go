@@ -6,7 +6,6 @@ import (
 	"github.com/ipsync/ipsync/internal/netbox"
 	"github.com/ipsync/ipsync/internal/progress"
 	"github.com/ipsync/ipsync/internal/reconcile"
-	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 )
 
@@ -30,14 +29,14 @@ func (e *env) openNetBox(cfg *config.Config, prog *progress.Display) (*server, e
 		refused: refusedByNetBox}, nil
 }
 
-// refusedByNetBox are the keys of the changes NetBox refused, as its
-// Apply's error names them.
-func refusedByNetBox(err error) []resource.Key {
-	var keys []resource.Key
+// refusedByNetBox are the changes NetBox refused, as its Apply's error
+// names them.
+func refusedByNetBox(err error) []*netbox.ObjectError {
+	var refused []*netbox.ObjectError
 	walk(err, func(e error) {
 		if oe, ok := e.(*netbox.ObjectError); ok {
-			keys = append(keys, oe.Key)
+			refused = append(refused, oe)
 		}
 	})
-	return keys
+	return refused
 }

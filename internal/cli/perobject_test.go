@@ -38,6 +38,11 @@ func TestPerObjectFailure(t *testing.T) {
 		{"both changed objects refused", refused(vlan("g/100"), vlan("g/101")), ExitRefused, "2 changes refused because their objects changed"},
 		{"an object refused that had not changed", refused(vlan("g/100"), vlan("g/102")), ExitError, "3 objects written; run plan to see what is left"},
 		{"the server unreachable", fmt.Errorf("apply: %w", io.ErrUnexpectedEOF), ExitError, "unexpected EOF (3 objects written"},
+		{"a prefix on a changed VLAN not sent", errors.Join(refused(vlan("g/100")), &netbox.ObjectError{Key: resource.Key{Kind: resource.KindPrefix, Name: "n/10.0.0.0/24"},
+			Action: plan.Update, Message: "not written: it refers to vlan g/100, which was not written", After: vlan("g/100")}), ExitRefused,
+			"1 change refused because its object changed in NetBox since the plan was made, and left as it is there, and 1 change not sent because it needs one of them"},
+		{"a prefix not sent after a refusal that is no staleness", errors.Join(refused(vlan("g/100"), vlan("g/102")), &netbox.ObjectError{Key: resource.Key{Kind: resource.KindPrefix, Name: "n/10.0.0.0/24"},
+			Action: plan.Update, Message: "not written: it refers to vlan g/102, which was not written", After: vlan("g/102")}), ExitError, "run plan to see what is left"},
 		{"a refusal beside another failure", errors.Join(refused(vlan("g/100")), io.ErrUnexpectedEOF), ExitError, "3 objects written; run plan"},
 	}
 	for _, tt := range tests {

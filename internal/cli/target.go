@@ -6,11 +6,11 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ipsync/ipsync/internal/bulkwrite"
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/lease"
 	"github.com/ipsync/ipsync/internal/progress"
 	"github.com/ipsync/ipsync/internal/reconcile"
-	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 )
 
@@ -27,9 +27,9 @@ type server struct {
 	tags lease.TagFields
 	// writesProgress: the target reports its writes to the display.
 	writesProgress bool
-	// refused are the keys of the changes an Apply's error says the
-	// server refused, one by one.
-	refused func(err error) []resource.Key
+	// refused are the changes an Apply's error says the server refused,
+	// one by one.
+	refused func(err error) []*bulkwrite.ObjectError
 }
 
 // bootstrapper creates what ipsync needs in a server before the first
