@@ -2,6 +2,7 @@ package cli
 
 import (
 	"net/http"
+	"path/filepath"
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
@@ -26,6 +27,9 @@ type target struct {
 	section  string // "nautobot" or "netbox"
 	list     func(t testing.TB, kind string) []map[string]any
 	vlanBody func(vid int, name, group, owner string) map[string]any
+	// examples is a folder of the repository's examples as this server
+	// takes them.
+	examples func(t testing.TB) string
 }
 
 // Objects lists every object of a kind ("ipam.vlan"), uncounted.
@@ -48,7 +52,8 @@ func (g *target) handVLAN(t testing.TB, vid int, name, group, owner string) {
 }
 
 func nautobotTarget(s *nbtest.Server) *target {
-	return &target{targetServer: s, section: "nautobot", list: s.Objects, vlanBody: func(vid int, name, group, owner string) map[string]any {
+	examples := func(testing.TB) string { return filepath.Join(repoRoot, "examples") }
+	return &target{targetServer: s, section: "nautobot", list: s.Objects, examples: examples, vlanBody: func(vid int, name, group, owner string) map[string]any {
 		b := map[string]any{"vid": vid, "name": name, "vlan_group": map[string]any{"name": group}, "status": map[string]any{"name": "Active"}}
 		return marked(b, owner)
 	}}
@@ -56,7 +61,8 @@ func nautobotTarget(s *nbtest.Server) *target {
 
 func netboxTarget(s *netboxtest.Server) *target {
 	list := func(t testing.TB, kind string) []map[string]any { return s.Objects(t, kind) }
-	return &target{targetServer: s, section: "netbox", list: list, vlanBody: func(vid int, name, group, owner string) map[string]any {
+	examples := func(t testing.TB) string { return netboxExamples(t, unchanged) }
+	return &target{targetServer: s, section: "netbox", list: list, examples: examples, vlanBody: func(vid int, name, group, owner string) map[string]any {
 		b := map[string]any{"vid": vid, "name": name, "group": map[string]any{"name": group}, "status": "active"}
 		return marked(b, owner)
 	}}
