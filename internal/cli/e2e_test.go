@@ -294,15 +294,27 @@ agent:
 	time.Sleep(2 * time.Second)
 
 	id := routedNetwork(t, base, fmt.Sprintf("agent-%d", time.Now().UnixNano()%100000), 180, 181, "172.31.12.0/24", "172.31.13.0/24")
-	agent.waitFor(t, "create the routed network's VLANs", time.Minute, func() bool {
-		got := vlansOf(t, srv, "neutron:a11")
-		return slices.Contains(got, "180") && slices.Contains(got, "181")
-	})
+	nets := []string{"172.31.12.0/24", "172.31.13.0/24"}
+	// synced counts what the site holds of the network: its two VLANs, the
+	// prefixes of its subnets and the addresses of its ports.
+	synced := func() (n int) {
+		vlans := vlansOf(t, srv, "neutron:a11")
+		prefixes := fieldOf(t, srv, "ipam.prefix", "prefix", "neutron:a11")
+		addresses := fieldOf(t, srv, "ipam.ipaddress", "address", "neutron:a11")
+		for i, vid := range []string{"180", "181"} {
+			if slices.Contains(vlans, vid) {
+				n++
+			}
+			if slices.Contains(prefixes, nets[i]) {
+				n++
+			}
+			n += within(addresses, nets[i])
+		}
+		return n
+	}
+	agent.waitFor(t, "create the routed network's VLANs, prefixes and IP addresses", time.Minute, func() bool { return synced() == 6 })
 	deleteNetwork(base, id)
-	agent.waitFor(t, "delete the network's VLANs", time.Minute, func() bool {
-		got := vlansOf(t, srv, "neutron:a11")
-		return !slices.Contains(got, "180") && !slices.Contains(got, "181")
-	})
+	agent.waitFor(t, "delete the network's VLANs, prefixes and IP addresses", time.Minute, func() bool { return synced() == 0 })
 	agent.stop(t, 30*time.Second)
 }
 
