@@ -232,6 +232,25 @@ func siteSync(t *testing.T, srv *target, base string) {
 		}
 	}
 
+	// A hand edit of a site VLAN is put back by the site's next sync, with
+	// one write.
+	for _, v := range srv.Objects(t, "ipam.vlan") {
+		if cf, _ := v["custom_fields"].(map[string]any); cf["ipsync_owner"] == "neutron:a11" && fmt.Sprint(v["vid"]) == "170" {
+			srv.Call(t, "PATCH", "/api/ipam/vlans/"+fmt.Sprint(v["id"])+"/", map[string]any{"name": "renamed-by-hand"}, nil)
+		}
+	}
+	if out := mustRun(t, "plan", "--config", cfg, "--site", "a11"); !strings.Contains(out, "~ update vlan a11-12-network/170") {
+		t.Errorf("site plan after a hand edit of its VLAN lacks the update:\n%s", out)
+	}
+	srv.ResetCounts()
+	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
+	if n := srv.Requests("PATCH", "/api/ipam/vlans/"); n != 1 {
+		t.Errorf("putting back a hand-edited site VLAN sent %d PATCH requests, want 1", n)
+	}
+	if out := mustRun(t, "plan", "--config", cfg, "--site", "a11"); !strings.Contains(out, "No changes") {
+		t.Errorf("site plan after putting the VLAN back is not empty:\n%s", out)
+	}
+
 	// Drift agrees, until someone edits a static VLAN by hand.
 	if items := driftItems(t, cfg); len(items) != 0 {
 		t.Errorf("drift after both applies = %v, want none", items)
