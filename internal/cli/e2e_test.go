@@ -358,7 +358,9 @@ func twoSites(t *testing.T, srv *target, baseA, baseB string) {
 	mustRun(t, "apply", "--config", cfg, "--commit")
 	name := fmt.Sprintf("two-sites-%d", time.Now().UnixNano()%100000)
 	idA := routedNetwork(t, baseA, name, 175, 176, "172.28.12.0/24", "172.28.13.0/24")
-	idB := routedNetworkOn(t, baseB, name, "b22-1-network", "b22-2-network", 260, 261, "172.27.1.0/24", "172.27.2.0/24")
+	// The same subnets on b22, in its own namespace: deleting them there
+	// must leave a11's alone.
+	idB := routedNetworkOn(t, baseB, name, "b22-1-network", "b22-2-network", 260, 261, "172.28.12.0/24", "172.28.13.0/24")
 	// b22 keeps this one, for a11's deletes to leave alone.
 	routedNetworkOn(t, baseB, name+"-kept", "b22-1-network", "b22-2-network", 262, 263, "172.27.3.0/24", "172.27.4.0/24")
 	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
