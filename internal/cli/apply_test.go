@@ -14,15 +14,20 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 )
 
-// specEnv is a Nautobot plus a config whose spec is one file the test
-// rewrites between runs.
+// specEnv is a Nautobot or a NetBox plus a config whose spec is one file
+// the test rewrites between runs.
 type specEnv struct {
-	srv  *nbtest.Server
+	srv  *target
 	cfg  string
 	spec string
 }
 
 func newSpecEnv(t *testing.T, srv *nbtest.Server) *specEnv {
+	t.Helper()
+	return newTargetEnv(t, nautobotTarget(srv))
+}
+
+func newTargetEnv(t *testing.T, srv *target) *specEnv {
 	t.Helper()
 	dir := t.TempDir()
 	token := filepath.Join(dir, "token")
@@ -30,7 +35,7 @@ func newSpecEnv(t *testing.T, srv *nbtest.Server) *specEnv {
 		t.Fatal(err)
 	}
 	e := &specEnv{srv: srv, cfg: filepath.Join(dir, "ipsync.yaml"), spec: filepath.Join(dir, "spec.yaml")}
-	cfg := fmt.Sprintf("spec: {name: deploy, paths: [%q]}\nnautobot: {url: %q, token_file: %q}\nallowed_hosts: [127.0.0.1]\n", e.spec, srv.URL(), token)
+	cfg := fmt.Sprintf("spec: {name: deploy, paths: [%q]}\n%s: {url: %q, token_file: %q}\nallowed_hosts: [127.0.0.1]\n", e.spec, srv.section, srv.URL(), token)
 	if err := os.WriteFile(e.cfg, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +61,7 @@ func (e *specEnv) writes() int {
 	return e.srv.Requests("POST", "/api/ipam/") + e.srv.Requests("PATCH", "/api/ipam/") + e.srv.Requests("DELETE", "/api/ipam/")
 }
 
-// direct creates an object in Nautobot as a person would, outside ipsync.
+// direct creates an object in the server as a person would, outside ipsync.
 func (e *specEnv) direct(t *testing.T, path, body string) {
 	t.Helper()
 	var v any
@@ -67,13 +72,14 @@ func (e *specEnv) direct(t *testing.T, path, body string) {
 }
 
 // TestApplyScenarios: create, no-op, update, owner-scoped delete, adopt,
-// conflicts, the mass-delete guard and a stale saved plan, on each Nautobot.
+// conflicts, the mass-delete guard and a stale saved plan, on each Nautobot
+// and on the real NetBox.
 func TestApplyScenarios(t *testing.T) {
-	nbtest.Each(t, applyScenarios)
+	eachTarget(t, applyScenarios)
 }
 
-func applyScenarios(t *testing.T, srv *nbtest.Server) {
-	e := newSpecEnv(t, srv)
+func applyScenarios(t *testing.T, srv *target) {
+	e := newTargetEnv(t, srv)
 	e.vlans(t, 20, "")
 	mustRun(t, "apply", "--config", e.cfg, "--commit")
 	if got := e.srv.Count(t, "ipam.vlan"); got != 20 {
@@ -106,9 +112,8 @@ func applyScenarios(t *testing.T, srv *nbtest.Server) {
 
 	t.Run("delete is scoped to the owner", func(t *testing.T) {
 		// Someone's own VLAN and another owner's VLAN in the same group.
-		e.direct(t, "ipam/vlans/", `{"vid": 150, "name": "by-hand", "vlan_group": {"name": "a11-12-network"}, "status": {"name": "Active"}}`)
-		e.direct(t, "ipam/vlans/", `{"vid": 151, "name": "site-owned", "vlan_group": {"name": "a11-12-network"}, "status": {"name": "Active"},
-			"tags": [{"name": "managed-by-ipsync"}], "custom_fields": {"ipsync_owner": "neutron:a11"}}`)
+		e.srv.handVLAN(t, 150, "by-hand", "a11-12-network", "")
+		e.srv.handVLAN(t, 151, "site-owned", "a11-12-network", "neutron:a11")
 		e.vlans(t, 19, "") // v119 is no longer desired
 		mustRun(t, "apply", "--config", e.cfg, "--commit")
 		got := vidsOf(t, e.srv)
@@ -205,7 +210,9 @@ func writeRefusedOutsideAllowedHosts(t *testing.T, srv *nbtest.Server) {
 	}
 }
 
-func vidsOf(t *testing.T, srv *nbtest.Server) string {
+func vidsOf(t *testing.T, srv interface {
+	Objects(testing.TB, string) []map[string]any
+}) string {
 	var b strings.Builder
 	b.WriteString(" ")
 	for _, v := range srv.Objects(t, "ipam.vlan") {

@@ -94,7 +94,13 @@ func deleteNetwork(base, id string) {
 // real Neutron, against srv.
 func siteConfig(t testing.TB, srv *nbtest.Server, neutron, extra string) string {
 	t.Helper()
-	return serverConfig(t, "nautobot", srv.URL(), srv.Token(), filepath.Join(repoRoot, "examples"), fmt.Sprintf(`sites:
+	return targetSiteConfig(t, nautobotTarget(srv), neutron, extra)
+}
+
+// targetSiteConfig is siteConfig against a Nautobot or a NetBox.
+func targetSiteConfig(t testing.TB, srv *target, neutron, extra string) string {
+	t.Helper()
+	return serverConfig(t, srv.section, srv.URL(), srv.Token(), srv.examples(t), fmt.Sprintf(`sites:
   - name: a11
     namespace: a11
     neutron: {auth: noauth, endpoint: %q}
@@ -116,19 +122,43 @@ allowed_hosts: [127.0.0.1]
 %s`, specPath, section, url, tokenFile, extra))
 }
 
+// objectLister is what lists a server's objects: nbtest.Server, target.
+type objectLister interface {
+	Objects(testing.TB, string) []map[string]any
+}
+
 // vlansOf lists the vids of the VLANs srv holds for owner.
-func vlansOf(t testing.TB, srv *nbtest.Server, owner string) []string {
+func vlansOf(t testing.TB, srv objectLister, owner string) []string {
+	t.Helper()
+	return fieldOf(t, srv, "ipam.vlan", "vid", owner)
+}
+
+// fieldOf lists, sorted, one field of the objects of a kind srv holds for
+// owner.
+func fieldOf(t testing.TB, srv objectLister, kind, field, owner string) []string {
 	t.Helper()
 	var out []string
-	for _, v := range srv.Objects(t, "ipam.vlan") {
+	for _, v := range srv.Objects(t, kind) {
 		cf, _ := v["custom_fields"].(map[string]any)
 		if cf["ipsync_owner"] != owner {
 			continue
 		}
-		out = append(out, fmt.Sprint(v["vid"]))
+		out = append(out, fmt.Sprint(v[field]))
 	}
 	slices.Sort(out)
 	return out
+}
+
+// within counts the addresses ("172.30.12.5/24") inside the /24 of net
+// ("172.30.12.0/24").
+func within(addresses []string, net string) int {
+	n := 0
+	for _, a := range addresses {
+		if strings.HasPrefix(a, strings.TrimSuffix(net, "0/24")) {
+			n++
+		}
+	}
+	return n
 }
 
 // mustRun runs ipsync and fails the test unless it succeeds. For plan and
@@ -144,14 +174,15 @@ func mustRun(t testing.TB, args ...string) string {
 
 // TestSiteSyncAgainstRealNeutron: static spec first (VLAN groups,
 // namespace), then the site's dynamic objects, idempotence, and
-// owner-scoped deletes after a network is removed from Neutron.
+// owner-scoped deletes after a network is removed from Neutron; on each
+// Nautobot and on the real NetBox.
 func TestSiteSyncAgainstRealNeutron(t *testing.T) {
 	base := neutronURL(t)
-	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) { siteSync(t, srv, base) })
+	eachTarget(t, func(t *testing.T, srv *target) { siteSync(t, srv, base) })
 }
 
-func siteSync(t *testing.T, srv *nbtest.Server, base string) {
-	cfg := siteConfig(t, srv, base, "")
+func siteSync(t *testing.T, srv *target, base string) {
+	cfg := targetSiteConfig(t, srv, base, "")
 	mustRun(t, "bootstrap", "--config", cfg, "--commit")
 	mustRun(t, "apply", "--config", cfg, "--commit")
 	static := len(vlansOf(t, srv, "static:deploy"))
@@ -178,12 +209,46 @@ func siteSync(t *testing.T, srv *nbtest.Server, base string) {
 	if got := vlansOf(t, srv, "neutron:a11"); !slices.Contains(got, "170") || !slices.Contains(got, "171") {
 		t.Fatalf("after apply, site VLANs = %v", got)
 	}
+	// Each segment's subnet is a prefix and its port's address an IP
+	// address, all owned by the site.
+	prefixes := fieldOf(t, srv, "ipam.prefix", "prefix", "neutron:a11")
+	addresses := fieldOf(t, srv, "ipam.ipaddress", "address", "neutron:a11")
+	for _, want := range []string{"172.30.12.0/24", "172.30.13.0/24"} {
+		if !slices.Contains(prefixes, want) {
+			t.Errorf("after apply, site prefixes = %v, want %s", prefixes, want)
+		}
+		if within(addresses, want) == 0 {
+			t.Errorf("after apply, site IP addresses = %v, want the port's address in %s", addresses, want)
+		}
+	}
 	srv.ResetCounts()
+	if out := mustRun(t, "plan", "--config", cfg, "--site", "a11"); !strings.Contains(out, "No changes") {
+		t.Errorf("site plan after the apply is not empty:\n%s", out)
+	}
 	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
 	for _, m := range []string{"POST", "PATCH", "DELETE"} {
 		if n := srv.Requests(m, "/api/"); n != 0 {
 			t.Errorf("second apply sent %d %s requests, want 0", n, m)
 		}
+	}
+
+	// A hand edit of a site VLAN is put back by the site's next sync, with
+	// one write.
+	for _, v := range srv.Objects(t, "ipam.vlan") {
+		if cf, _ := v["custom_fields"].(map[string]any); cf["ipsync_owner"] == "neutron:a11" && fmt.Sprint(v["vid"]) == "170" {
+			srv.Call(t, "PATCH", "/api/ipam/vlans/"+fmt.Sprint(v["id"])+"/", map[string]any{"name": "renamed-by-hand"}, nil)
+		}
+	}
+	if out := mustRun(t, "plan", "--config", cfg, "--site", "a11"); !strings.Contains(out, "~ update vlan a11-12-network/170") {
+		t.Errorf("site plan after a hand edit of its VLAN lacks the update:\n%s", out)
+	}
+	srv.ResetCounts()
+	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
+	if n := srv.Requests("PATCH", "/api/ipam/vlans/"); n != 1 {
+		t.Errorf("putting back a hand-edited site VLAN sent %d PATCH requests, want 1", n)
+	}
+	if out := mustRun(t, "plan", "--config", cfg, "--site", "a11"); !strings.Contains(out, "No changes") {
+		t.Errorf("site plan after putting the VLAN back is not empty:\n%s", out)
 	}
 
 	// Drift agrees, until someone edits a static VLAN by hand.
@@ -204,6 +269,13 @@ func siteSync(t *testing.T, srv *nbtest.Server, base string) {
 	if got := vlansOf(t, srv, "neutron:a11"); slices.Contains(got, "170") || slices.Contains(got, "171") {
 		t.Errorf("after the network was deleted in Neutron, site VLANs = %v", got)
 	}
+	prefixes = fieldOf(t, srv, "ipam.prefix", "prefix", "neutron:a11")
+	addresses = fieldOf(t, srv, "ipam.ipaddress", "address", "neutron:a11")
+	for _, gone := range []string{"172.30.12.0/24", "172.30.13.0/24"} {
+		if slices.Contains(prefixes, gone) || within(addresses, gone) != 0 {
+			t.Errorf("after the network was deleted in Neutron, site prefixes = %v, IP addresses = %v; want none in %s", prefixes, addresses, gone)
+		}
+	}
 	if got := len(vlansOf(t, srv, "static:deploy")); got != static {
 		t.Errorf("the site's deletes touched static VLANs: %d -> %d", static, got)
 	}
@@ -211,19 +283,20 @@ func siteSync(t *testing.T, srv *nbtest.Server, base string) {
 
 // TestAgentFollowsNotifications runs `ipsync agent` with a periodic interval
 // far beyond the test, so only Neutron's notifications through RabbitMQ can
-// make it reflect a new routed network, and then its deletion.
+// make it reflect a new routed network, and then its deletion; on each
+// Nautobot and on the real NetBox.
 func TestAgentFollowsNotifications(t *testing.T) {
 	base := neutronURL(t)
 	amqp := os.Getenv("IPSYNC_RABBITMQ_URL")
 	if amqp == "" || os.Getenv("IPSYNC_NEUTRON_NOTIFIES") == "" {
 		t.Skip("set IPSYNC_RABBITMQ_URL and IPSYNC_NEUTRON_NOTIFIES=1 (a Neutron started with NEUTRON_NOTIFY_URL) to run")
 	}
-	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) { agentFollows(t, srv, base, amqp) })
+	eachTarget(t, func(t *testing.T, srv *target) { agentFollows(t, srv, base, amqp) })
 }
 
-func agentFollows(t *testing.T, srv *nbtest.Server, base, amqp string) {
+func agentFollows(t *testing.T, srv *target, base, amqp string) {
 	queue := fmt.Sprintf("ipsync-e2e-%d", time.Now().UnixNano())
-	cfg := siteConfig(t, srv, base, fmt.Sprintf(`policy: {max_delete_min: 50}
+	cfg := targetSiteConfig(t, srv, base, fmt.Sprintf(`policy: {max_delete_min: 50}
 agent:
   listen: 127.0.0.1:0
   interval: 24h
@@ -240,40 +313,56 @@ agent:
 	time.Sleep(2 * time.Second)
 
 	id := routedNetwork(t, base, fmt.Sprintf("agent-%d", time.Now().UnixNano()%100000), 180, 181, "172.31.12.0/24", "172.31.13.0/24")
-	agent.waitFor(t, "create the routed network's VLANs", time.Minute, func() bool {
-		got := vlansOf(t, srv, "neutron:a11")
-		return slices.Contains(got, "180") && slices.Contains(got, "181")
-	})
+	nets := []string{"172.31.12.0/24", "172.31.13.0/24"}
+	// synced counts what the site holds of the network: its two VLANs, the
+	// prefixes of its subnets and the addresses of its ports.
+	synced := func() (n int) {
+		vlans := vlansOf(t, srv, "neutron:a11")
+		prefixes := fieldOf(t, srv, "ipam.prefix", "prefix", "neutron:a11")
+		addresses := fieldOf(t, srv, "ipam.ipaddress", "address", "neutron:a11")
+		for i, vid := range []string{"180", "181"} {
+			if slices.Contains(vlans, vid) {
+				n++
+			}
+			if slices.Contains(prefixes, nets[i]) {
+				n++
+			}
+			n += within(addresses, nets[i])
+		}
+		return n
+	}
+	agent.waitFor(t, "create the routed network's VLANs, prefixes and IP addresses", time.Minute, func() bool { return synced() == 6 })
 	deleteNetwork(base, id)
-	agent.waitFor(t, "delete the network's VLANs", time.Minute, func() bool {
-		got := vlansOf(t, srv, "neutron:a11")
-		return !slices.Contains(got, "180") && !slices.Contains(got, "181")
-	})
+	agent.waitFor(t, "delete the network's VLANs, prefixes and IP addresses", time.Minute, func() bool { return synced() == 0 })
 	agent.stop(t, 30*time.Second)
 }
 
 // TestTwoSitesNeverTouchEachOther syncs two sites, each with its own real
-// Neutron, into one Nautobot; each site's writes and deletes stay within
-// its own objects.
+// Neutron, into one Nautobot or NetBox; each site's writes and deletes stay
+// within its own objects.
 func TestTwoSitesNeverTouchEachOther(t *testing.T) {
 	baseA := neutronURL(t)
 	baseB := strings.TrimSuffix(os.Getenv("IPSYNC_NEUTRON_URL_B"), "/")
 	if baseB == "" {
 		t.Skip("set IPSYNC_NEUTRON_URL_B to a second Neutron (NEUTRON_PORT=9697 scripts/neutron-up.sh start) to run")
 	}
-	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) { twoSites(t, srv, baseA, baseB) })
+	eachTarget(t, func(t *testing.T, srv *target) { twoSites(t, srv, baseA, baseB) })
 }
 
-func twoSites(t *testing.T, srv *nbtest.Server, baseA, baseB string) {
-	cfg := siteConfig(t, srv, baseA, fmt.Sprintf(`  - name: b22
+func twoSites(t *testing.T, srv *target, baseA, baseB string) {
+	cfg := targetSiteConfig(t, srv, baseA, fmt.Sprintf(`  - name: b22
     namespace: b22
     neutron: {auth: noauth, endpoint: %q}
 `, baseB))
 	mustRun(t, "bootstrap", "--config", cfg, "--commit")
 	mustRun(t, "apply", "--config", cfg, "--commit")
 	name := fmt.Sprintf("two-sites-%d", time.Now().UnixNano()%100000)
-	routedNetwork(t, baseA, name, 175, 176, "172.28.12.0/24", "172.28.13.0/24")
-	idB := routedNetworkOn(t, baseB, name, "b22-1-network", "b22-2-network", 260, 261, "172.27.1.0/24", "172.27.2.0/24")
+	idA := routedNetwork(t, baseA, name, 175, 176, "172.28.12.0/24", "172.28.13.0/24")
+	// The same subnets on b22, in its own namespace: deleting them there
+	// must leave a11's alone.
+	idB := routedNetworkOn(t, baseB, name, "b22-1-network", "b22-2-network", 260, 261, "172.28.12.0/24", "172.28.13.0/24")
+	// b22 keeps this one, for a11's deletes to leave alone.
+	routedNetworkOn(t, baseB, name+"-kept", "b22-1-network", "b22-2-network", 262, 263, "172.27.3.0/24", "172.27.4.0/24")
 	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
 	mustRun(t, "apply", "--config", cfg, "--site", "b22", "--commit")
 	if got := vlansOf(t, srv, "neutron:a11"); !slices.Contains(got, "175") || !slices.Contains(got, "176") {
@@ -293,23 +382,38 @@ func twoSites(t *testing.T, srv *nbtest.Server, baseA, baseB string) {
 		}
 		return out
 	}
+	// untouched fails t if owner's objects differ from before: one more or
+	// less, or one written since.
+	untouched := func(owner string, before map[string]any, by string) {
+		t.Helper()
+		after := stamp(owner)
+		if len(after) != len(before) {
+			t.Fatalf("%s changed the number of %s's objects: %d -> %d", by, owner, len(before), len(after))
+		}
+		for id, v := range before {
+			if after[id] != v {
+				t.Errorf("%s wrote %s's object %s", by, owner, id)
+			}
+		}
+	}
 	beforeA := stamp("neutron:a11")
 
 	// Site b22 loses its network; syncing b22 must not touch a11's objects.
 	deleteNetwork(baseB, idB)
 	mustRun(t, "apply", "--config", cfg, "--site", "b22", "--commit", "--allow-mass-delete")
-	if got := vlansOf(t, srv, "neutron:b22"); slices.Contains(got, "260") || slices.Contains(got, "261") {
-		t.Errorf("site b22 kept the VLANs of its deleted network: %v", got)
+	if got := vlansOf(t, srv, "neutron:b22"); slices.Contains(got, "260") || slices.Contains(got, "261") || !slices.Contains(got, "262") {
+		t.Errorf("site b22 VLANs after its network 260/261 was deleted = %v, want 262 and 263 only", got)
 	}
-	afterA := stamp("neutron:a11")
-	if len(afterA) != len(beforeA) {
-		t.Fatalf("site b22's apply changed the number of a11's objects: %d -> %d", len(beforeA), len(afterA))
+	untouched("neutron:a11", beforeA, "site b22's apply")
+
+	// And the other way round: a11's deletes leave b22's objects alone.
+	beforeB := stamp("neutron:b22")
+	deleteNetwork(baseA, idA)
+	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit", "--allow-mass-delete")
+	if got := vlansOf(t, srv, "neutron:a11"); slices.Contains(got, "175") || slices.Contains(got, "176") {
+		t.Errorf("site a11 kept the VLANs of its deleted network: %v", got)
 	}
-	for id, v := range beforeA {
-		if afterA[id] != v {
-			t.Errorf("site b22's apply wrote a11's object %s", id)
-		}
-	}
+	untouched("neutron:b22", beforeB, "site a11's apply")
 }
 
 // driftItems runs `ipsync drift` and lists its items as "owner drift kind key".
