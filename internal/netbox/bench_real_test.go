@@ -14,7 +14,6 @@ import (
 
 	"github.com/ipsync/ipsync/internal/benchdata"
 	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
-	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -58,71 +57,8 @@ func BenchmarkRealNetBox100k(b *testing.B) {
 	if _, err := newClient().Bootstrap(ctx); err != nil {
 		b.Fatal(err)
 	}
-	sc := scope.Scope{Owner: owner}
-	for _, o := range objs {
-		switch o.Kind() {
-		case resource.KindNamespace:
-			sc.Namespaces = append(sc.Namespaces, o.Key().Name)
-		case resource.KindVLANGroup:
-			sc.VLANGroups = append(sc.VLANGroups, o.Key().Name)
-		}
-	}
-	policy := plan.DefaultPolicy(owner)
-	policy.MaxDeletePercent = 100
-	step := func(name string, c *Client, desired []resource.Object, wantWritten int) {
-		srv.ResetCounts()
-		start := time.Now()
-		res, err := reconcile.Plan(ctx, desired, c.Target(sc), policy)
-		if err != nil {
-			b.Fatalf("%s: plan: %v", name, err)
-		}
-		if err := res.Preflight(); err != nil {
-			b.Fatalf("%s: preflight: %v", name, err)
-		}
-		planned := time.Since(start)
-		n, err := res.Apply(ctx, c.Target(sc))
-		if err != nil {
-			b.Fatalf("%s: apply: %v", name, err)
-		}
-		d := time.Since(start)
-		if n != wantWritten {
-			b.Fatalf("%s: wrote %d objects, want %d", name, n, wantWritten)
-		}
-		b.ReportMetric(d.Seconds(), name+"-s")
-		b.ReportMetric(planned.Seconds(), name+"-plan-s")
-		b.ReportMetric(float64(srv.Requests("", "/api/")), name+"-requests")
-		if n > 0 {
-			b.ReportMetric(float64(n)/d.Seconds(), name+"-objects/s")
-		}
-	}
-	for b.Loop() {
-		srv.ResetCounts()
-		start := time.Now()
-		if err := rawCreate(srv, rawObjs, 250, 4); err != nil {
-			b.Fatal(err)
-		}
-		raw := time.Since(start)
-		b.ReportMetric(raw.Seconds(), "raw-s")
-		b.ReportMetric(float64(srv.Requests("", "/api/")), "raw-requests")
-		b.ReportMetric(float64(len(rawObjs))/raw.Seconds(), "raw-objects/s")
-
-		step("create", newClient(), objs, len(objs))
-		step("noop", newClient(), objs, 0)
-		changed := make([]resource.Object, len(objs))
-		n := 0
-		for i, o := range objs {
-			changed[i] = o
-			if i%100 != 7 {
-				continue
-			}
-			if c, ok := benchdata.Changed(o); ok {
-				changed[i] = c
-				n++
-			}
-		}
-		step("change1pct", newClient(), changed, n)
-	}
-	b.ReportMetric(float64(len(objs)), "objects")
+	benchdata.RealPasses(b, srv, objs, owner, func(sc scope.Scope) reconcile.Target { return newClient().Target(sc) },
+		func() error { return rawCreate(srv, rawObjs, 250, 4) })
 }
 
 // rawCreate posts objs kind by kind in batches, as Apply does, with
