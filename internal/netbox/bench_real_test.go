@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ipsync/ipsync/internal/benchdata"
+	"github.com/ipsync/ipsync/internal/benchdata/realpass"
 	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -57,7 +58,7 @@ func BenchmarkRealNetBox100k(b *testing.B) {
 	if _, err := newClient().Bootstrap(ctx); err != nil {
 		b.Fatal(err)
 	}
-	benchdata.RealPasses(b, srv, objs, owner, func(sc scope.Scope) reconcile.Target { return newClient().Target(sc) },
+	realpass.Run(b, srv, objs, owner, func(sc scope.Scope) reconcile.Target { return newClient().Target(sc) },
 		func() error { return rawCreate(srv, rawObjs, 250, 4) })
 }
 

@@ -1,10 +1,13 @@
-package benchdata
+// Package realpass runs the passes of the benchmarks against real
+// servers (Nautobot, NetBox), so that their figures compare.
+package realpass
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/ipsync/ipsync/internal/benchdata"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -17,7 +20,7 @@ type Counted interface {
 	Requests(method, pathPrefix string) int
 }
 
-// RealPasses runs the passes of a benchmark against a real server, in one
+// Run runs the passes of a benchmark against a real server, in one
 // run so that their ratios hold on a noisy machine, and reports each
 // one's time, requests and objects per second:
 //
@@ -30,7 +33,7 @@ type Counted interface {
 //
 // target gives a fresh client's target for each pass, reading sc: the
 // owner and its namespaces and VLAN groups, as a site's scope is.
-func RealPasses(b *testing.B, srv Counted, objs []resource.Object, owner resource.Owner, target func(sc scope.Scope) reconcile.Target, raw func() error) {
+func Run(b *testing.B, srv Counted, objs []resource.Object, owner resource.Owner, target func(sc scope.Scope) reconcile.Target, raw func() error) {
 	ctx := context.Background()
 	sc := scope.Scope{Owner: owner}
 	for _, o := range objs {
@@ -90,7 +93,7 @@ func RealPasses(b *testing.B, srv Counted, objs []resource.Object, owner resourc
 			if i%100 != 7 {
 				continue
 			}
-			if c, ok := Changed(o); ok {
+			if c, ok := benchdata.Changed(o); ok {
 				changed[i] = c
 				n++
 			}
