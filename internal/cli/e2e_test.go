@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -68,26 +69,51 @@ func routedNetwork(t testing.TB, base, name string, vid12, vid13 int, net12, net
 	return routedNetworkOn(t, base, name, "a11-12-network", "a11-13-network", vid12, vid13, net12, net13)
 }
 
-func deleteNetwork(base, id string) {
+// deleteNetwork deletes a network and its ports in Neutron, as a person
+// would. A Neutron on SQLite under load now and then answers a write with
+// a 5xx (the database is locked) or refuses the network while a port
+// delete is still settling (409): each delete is tried again for a while,
+// and an error says what is left, so that a test waiting for ipsync to
+// follow the delete does not wait on a delete that never happened.
+func deleteNetwork(base, id string) error {
 	var ports struct {
 		Ports []struct {
 			ID string `json:"id"`
 		} `json:"ports"`
 	}
-	if resp, err := http.Get(base + "/v2.0/ports?network_id=" + id); err == nil {
-		_ = json.NewDecoder(resp.Body).Decode(&ports)
-		resp.Body.Close()
+	resp, err := http.Get(base + "/v2.0/ports?network_id=" + id)
+	if err != nil {
+		return fmt.Errorf("list the ports of network %s: %w", id, err)
 	}
+	_ = json.NewDecoder(resp.Body).Decode(&ports)
+	resp.Body.Close()
 	for _, p := range ports.Ports {
-		req, _ := http.NewRequest("DELETE", base+"/v2.0/ports/"+p.ID, nil)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
+		if err := deleteUntilGone(base + "/v2.0/ports/" + p.ID); err != nil {
+			return err
 		}
 	}
-	req, _ := http.NewRequest("DELETE", base+"/v2.0/networks/"+id, nil)
-	if resp, err := http.DefaultClient.Do(req); err == nil {
+	return deleteUntilGone(base + "/v2.0/networks/" + id)
+}
+
+// deleteUntilGone deletes url until Neutron says it is gone (204 or 404),
+// for up to half a minute.
+func deleteUntilGone(url string) error {
+	var last string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		req, _ := http.NewRequest(http.MethodDelete, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			last = err.Error()
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		if resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotFound {
+			return nil
+		}
+		last = fmt.Sprintf("%d %s", resp.StatusCode, body)
 	}
+	return fmt.Errorf("DELETE %s: still there after 30 s: %s", url, last)
 }
 
 // siteConfig writes a config with the examples as spec and site a11 on the
@@ -264,7 +290,9 @@ func siteSync(t *testing.T, srv *target, base string) {
 		t.Errorf("drift after a hand edit = %v, want the edited VLAN as different", items)
 	}
 
-	deleteNetwork(base, id)
+	if err := deleteNetwork(base, id); err != nil {
+		t.Fatal(err)
+	}
 	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit", "--allow-mass-delete")
 	if got := vlansOf(t, srv, "neutron:a11"); slices.Contains(got, "170") || slices.Contains(got, "171") {
 		t.Errorf("after the network was deleted in Neutron, site VLANs = %v", got)
@@ -332,7 +360,9 @@ agent:
 		return n
 	}
 	agent.waitFor(t, "create the routed network's VLANs, prefixes and IP addresses", time.Minute, func() bool { return synced() == 6 })
-	deleteNetwork(base, id)
+	if err := deleteNetwork(base, id); err != nil {
+		t.Fatal(err)
+	}
 	agent.waitFor(t, "delete the network's VLANs, prefixes and IP addresses", time.Minute, func() bool { return synced() == 0 })
 	agent.stop(t, 30*time.Second)
 }
@@ -399,7 +429,9 @@ func twoSites(t *testing.T, srv *target, baseA, baseB string) {
 	beforeA := stamp("neutron:a11")
 
 	// Site b22 loses its network; syncing b22 must not touch a11's objects.
-	deleteNetwork(baseB, idB)
+	if err := deleteNetwork(baseB, idB); err != nil {
+		t.Fatal(err)
+	}
 	mustRun(t, "apply", "--config", cfg, "--site", "b22", "--commit", "--allow-mass-delete")
 	if got := vlansOf(t, srv, "neutron:b22"); slices.Contains(got, "260") || slices.Contains(got, "261") || !slices.Contains(got, "262") {
 		t.Errorf("site b22 VLANs after its network 260/261 was deleted = %v, want 262 and 263 only", got)
@@ -408,7 +440,9 @@ func twoSites(t *testing.T, srv *target, baseA, baseB string) {
 
 	// And the other way round: a11's deletes leave b22's objects alone.
 	beforeB := stamp("neutron:b22")
-	deleteNetwork(baseA, idA)
+	if err := deleteNetwork(baseA, idA); err != nil {
+		t.Fatal(err)
+	}
 	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit", "--allow-mass-delete")
 	if got := vlansOf(t, srv, "neutron:a11"); slices.Contains(got, "175") || slices.Contains(got, "176") {
 		t.Errorf("site a11 kept the VLANs of its deleted network: %v", got)
@@ -457,7 +491,7 @@ func routedNetworkOn(t testing.TB, base, name, phys1, phys2 string, vid1, vid2 i
 		{"provider:network_type": "vlan", "provider:physical_network": phys2, "provider:segmentation_id": vid2},
 	}}}, &n)
 	id := n.Network.ID
-	t.Cleanup(func() { deleteNetwork(base, id) })
+	t.Cleanup(func() { _ = deleteNetwork(base, id) })
 	var segs struct {
 		Segments []struct {
 			ID              string `json:"id"`

@@ -53,7 +53,7 @@ func leaksEverywhere(t *testing.T, srv *nbtest.Server, base string) {
 	}
 	neutronCall(t, "POST", base+"/v2.0/networks", map[string]any{"network": map[string]any{"name": net,
 		"provider:network_type": "vlan", "provider:physical_network": "a11-12-network", "provider:segmentation_id": 166}}, &n)
-	t.Cleanup(func() { deleteNetwork(base, n.Network.ID) })
+	t.Cleanup(func() { _ = deleteNetwork(base, n.Network.ID) })
 	// A segment range made by hand: a leak where the spec's ranges go.
 	rng := fmt.Sprintf("handmade-%d", stamp)
 	var r struct {
@@ -145,7 +145,7 @@ func TestNeutronVIDOutsideItsGroup(t *testing.T) {
 		}
 		neutronCall(t, "POST", base+"/v2.0/networks", map[string]any{"network": map[string]any{"name": fmt.Sprintf("vid-range-%d", time.Now().UnixNano()%100000),
 			"provider:network_type": "vlan", "provider:physical_network": "a11-12-network", "provider:segmentation_id": 251}}, &n)
-		t.Cleanup(func() { deleteNetwork(base, n.Network.ID) })
+		t.Cleanup(func() { _ = deleteNetwork(base, n.Network.ID) })
 
 		code, out, errOut := run(t, nil, "plan", "--config", cfg, "--site", "a11")
 		all := out + errOut

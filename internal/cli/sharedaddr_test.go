@@ -38,7 +38,7 @@ func privateNetwork(t *testing.T, base, project string, vid int, cidr string, ad
 	neutronCall(t, "POST", base+"/v2.0/networks", map[string]any{"network": map[string]any{"name": "private", "project_id": project,
 		"provider:network_type": "vlan", "provider:physical_network": "a11-12-network", "provider:segmentation_id": vid}}, &n)
 	id := n.Network.ID
-	t.Cleanup(func() { deleteNetwork(base, id) })
+	t.Cleanup(func() { _ = deleteNetwork(base, id) })
 	var sub struct {
 		Subnet struct {
 			ID string `json:"id"`
@@ -122,7 +122,9 @@ agent:
 	// Let the consumer bind its queue before the network goes.
 	time.Sleep(2 * time.Second)
 
-	deleteNetwork(base, gone)
+	if err := deleteNetwork(base, gone); err != nil {
+		t.Fatal(err)
+	}
 	want := slices.DeleteFunc(slices.Clone(all), func(k string) bool {
 		return strings.HasPrefix(k, fmt.Sprintf("vlan %d ", goneVID)) || k == "ip "+goneOnly
 	})

@@ -134,7 +134,9 @@ agent:
 	var networks []string
 	t.Cleanup(func() {
 		for _, id := range networks {
-			deleteNetwork(base, id)
+			if err := deleteNetwork(base, id); err != nil {
+				t.Error(err)
+			}
 		}
 	})
 	create := func(i, vid int) {
