@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"strconv"
 
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -92,6 +93,24 @@ func bodyKey(k resource.Kind, b map[string]any) (key, filter string, ok bool) {
 		return fmt.Sprintf("%s|%d", host(a), v), a, ok
 	}
 	return fmt.Sprint(b["asn"]), fmt.Sprint(b["asn"]), true
+}
+
+// alreadyWritten parts the items of a create whose outcome is unknown into
+// those NetBox has (their ids set, by lostCreates) and those still to send.
+func (a *applier) alreadyWritten(ctx context.Context, ep endpoint, items []item) (written, rest []item, err error) {
+	found, err := a.lostCreates(ctx, ep, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, it := range items {
+		if id, ok := found[it.Change.Key]; ok {
+			it.ID = strconv.Itoa(id)
+			written = append(written, it)
+		} else {
+			rest = append(rest, it)
+		}
+	}
+	return written, rest, nil
 }
 
 // lostCreates finds which of the items an earlier attempt of their create

@@ -90,20 +90,11 @@ func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pen
 				// An earlier attempt may have been committed before its
 				// answer was lost. NetBox chooses the ids, so what that
 				// attempt made is found by natural key and owner.
-				found, err := a.lostCreates(ctx, ep, pending)
+				written, rest, err := a.alreadyWritten(ctx, ep, pending)
 				if err != nil {
 					return nil, false, err
 				}
-				var rest []item
-				for _, it := range pending {
-					if id, ok := found[it.Change.Key]; ok {
-						it.ID = strconv.Itoa(id)
-						existed = append(existed, it)
-					} else {
-						rest = append(rest, it)
-					}
-				}
-				pending = rest
+				existed, pending = append(existed, written...), rest
 				if len(pending) == 0 {
 					return nil, true, nil
 				}
@@ -142,19 +133,11 @@ func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pen
 			// NetBox rolls a failed request's transaction back, but a
 			// 500 raised after the commit (rendering the answer) leaves
 			// the objects written: what exists now is not sent again.
-			found, err := a.lostCreates(ctx, ep, pending)
+			written, rest, err := a.alreadyWritten(ctx, ep, pending)
 			if err != nil {
 				return nil, fmt.Errorf("apply: netbox answers HTTP 500 to a create at %s and fails a read there too: %w", ep.path, err)
 			}
-			var rest []item
-			for _, it := range pending {
-				if id, ok := found[it.Change.Key]; ok {
-					it.ID = strconv.Itoa(id)
-					rep.Done(it)
-				} else {
-					rest = append(rest, it)
-				}
-			}
+			rep.Done(written...)
 			if pending = rest; len(pending) == 0 {
 				return nil, nil
 			}
