@@ -34,8 +34,9 @@ func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, e
 	return objs, err
 }
 
-// list is List, also returning the lookups it read them with.
-func (c *Client) list(ctx context.Context, sc scope.Scope) ([]resource.Object, *lookups, error) {
+// list is List, also returning the reading, whose mapper has the lookups
+// and names the objects were read with.
+func (c *Client) list(ctx context.Context, sc scope.Scope) ([]resource.Object, *reading, error) {
 	kinds, err := kindsOf(sc)
 	if err != nil {
 		return nil, nil, err
@@ -59,7 +60,7 @@ func (c *Client) list(ctx context.Context, sc scope.Scope) ([]resource.Object, *
 		return nil, nil, fmt.Errorf("read nautobot: %w", err)
 	}
 	c.log.Debug("listed", "objects", len(objs), "requests", t.Reads())
-	return objs, l, nil
+	return objs, r, nil
 }
 
 // reading is one List in progress.
@@ -83,6 +84,17 @@ func (r *reading) wants(k resource.Kind) bool { return slices.Contains(r.want, k
 // read sweeps the kinds in scope. Namespaces and VLAN groups are always
 // read whole: they are few, and other objects are named by them.
 func (r *reading) read(ctx context.Context) error {
+	if err := r.readNamed(ctx); err != nil {
+		return err
+	}
+	if err := r.readKinds(ctx, r.want, nil); err != nil {
+		return err
+	}
+	return r.resolve(ctx)
+}
+
+// readNamed reads every namespace and VLAN group, and learns their names.
+func (r *reading) readNamed(ctx context.Context) error {
 	if err := parallel.Run(ctx, r.c.cfg.Concurrency, []func(context.Context) error{
 		func(ctx context.Context) error {
 			var err error
@@ -98,43 +110,58 @@ func (r *reading) read(ctx context.Context) error {
 		return err
 	}
 	r.m.namespaces, r.m.groups = map[string]string{}, map[string]string{}
-	nsIDs, groupIDs := []string{}, []string{}
 	for _, n := range r.nss {
 		r.m.namespaces[n.ID] = n.Name
 		r.c.learn(resource.Key{Kind: resource.KindNamespace, Name: n.Name}, n.ID)
-		if slices.Contains(r.scope.Namespaces, n.Name) {
-			nsIDs = append(nsIDs, n.ID)
-		}
 	}
 	for _, g := range r.groups {
 		r.m.groups[g.ID] = g.Name
 		r.c.learn(resource.Key{Kind: resource.KindVLANGroup, Name: g.Name}, g.ID)
-		if slices.Contains(r.scope.VLANGroups, g.Name) {
-			groupIDs = append(groupIDs, g.ID)
+	}
+	return nil
+}
+
+// readKinds sweeps the scope's VLANs, prefixes, IP addresses and ASNs
+// among kinds; with ids, only those objects (a reread of changed ones).
+func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[resource.Kind][]string) error {
+	var nsIDs, groupIDs, locIDs []string
+	for id, name := range r.m.namespaces {
+		if slices.Contains(r.scope.Namespaces, name) {
+			nsIDs = append(nsIDs, id)
 		}
 	}
-	var locIDs []string
+	for id, name := range r.m.groups {
+		if slices.Contains(r.scope.VLANGroups, name) {
+			groupIDs = append(groupIDs, id)
+		}
+	}
 	for id, l := range r.m.l.refs[resource.RefLocation] {
 		if slices.Contains(r.scope.Locations, l.Name) {
 			locIDs = append(locIDs, id)
 		}
 	}
+	slices.Sort(nsIDs)
+	slices.Sort(groupIDs)
+	slices.Sort(locIDs)
 
 	// A scope name that resolves to nothing matches nothing: filtering by
 	// an unknown name would be a 400 under strict filtering.
 	var tasks []func(context.Context) error
-	if r.wants(resource.KindVLAN) {
+	wants := func(k resource.Kind) bool { return slices.Contains(kinds, k) && (ids == nil || len(ids[k]) > 0) }
+	if wants(resource.KindVLAN) {
 		q := url.Values{}
 		if len(r.scope.VLANGroups) > 0 {
 			q["vlan_group"] = groupIDs
 		}
 		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := sweepScoped(ctx, r, "/api/ipam/vlans/", q, len(r.scope.VLANGroups) > 0, sweep[wireVLAN])
+			got, err := byChunks(ids, resource.KindVLAN, func(extra url.Values) ([]wireVLAN, error) {
+				return sweepScoped(ctx, r, "/api/ipam/vlans/", q, extra, len(r.scope.VLANGroups) > 0, sweep[wireVLAN])
+			})
 			r.vlans = got
 			return err
 		})
 	}
-	if r.wants(resource.KindPrefix) {
+	if wants(resource.KindPrefix) {
 		q := url.Values{}
 		if len(r.scope.Namespaces) > 0 {
 			q["namespace"] = nsIDs
@@ -144,25 +171,31 @@ func (r *reading) read(ctx context.Context) error {
 		}
 		narrowed := len(r.scope.Namespaces) > 0 || len(r.scope.Locations) > 0
 		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := sweepScoped(ctx, r, "/api/ipam/prefixes/", q, narrowed, r.sweepPrefixes)
+			got, err := byChunks(ids, resource.KindPrefix, func(extra url.Values) ([]wirePrefix, error) {
+				return sweepScoped(ctx, r, "/api/ipam/prefixes/", q, extra, narrowed, r.sweepPrefixes)
+			})
 			r.prefixes = got
 			return err
 		})
 	}
-	if r.wants(resource.KindIPAddress) {
+	if wants(resource.KindIPAddress) {
 		q := url.Values{}
 		if len(r.scope.Namespaces) > 0 {
 			q["namespace"] = nsIDs
 		}
 		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := sweepScoped(ctx, r, "/api/ipam/ip-addresses/", q, len(r.scope.Namespaces) > 0, sweep[wireIP])
+			got, err := byChunks(ids, resource.KindIPAddress, func(extra url.Values) ([]wireIP, error) {
+				return sweepScoped(ctx, r, "/api/ipam/ip-addresses/", q, extra, len(r.scope.Namespaces) > 0, sweep[wireIP])
+			})
 			r.ips = got
 			return err
 		})
 	}
-	if r.wants(resource.KindASN) {
+	if wants(resource.KindASN) {
 		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := sweep[wireASN](ctx, r.c, "/api/plugins/bgp/autonomous-systems/", nil, r.t)
+			got, err := byChunks(ids, resource.KindASN, func(extra url.Values) ([]wireASN, error) {
+				return sweep[wireASN](ctx, r.c, "/api/plugins/bgp/autonomous-systems/", extra, r.t)
+			})
 			if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.Status == http.StatusNotFound {
 				r.c.log.Warn("the nautobot-bgp-models plugin is not installed; reading no ASNs")
 				return nil
@@ -171,16 +204,36 @@ func (r *reading) read(ctx context.Context) error {
 			return err
 		})
 	}
-	if err := parallel.Run(ctx, r.c.cfg.Concurrency, tasks); err != nil {
-		return err
+	return parallel.Run(ctx, r.c.cfg.Concurrency, tasks)
+}
+
+// idsPerRead keeps a reread's URLs short enough for the proxies in front
+// of Nautobot (a UUID is 36 characters).
+const idsPerRead = 100
+
+// byChunks runs read once with no extra filter when ids is nil (a whole
+// read), else once per chunk of kind's ids, filtered by them.
+func byChunks[T any](ids map[resource.Kind][]string, kind resource.Kind, read func(extra url.Values) ([]T, error)) ([]T, error) {
+	if ids == nil {
+		return read(nil)
 	}
-	return r.resolve(ctx)
+	var out []T
+	for chunk := range slices.Chunk(ids[kind], idsPerRead) {
+		got, err := read(url.Values{"id": chunk})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	return out, nil
 }
 
 // resolve fetches the VLANs that prefixes refer to and the prefixes that
 // parent IP addresses when the sweeps in scope did not include them.
 func (r *reading) resolve(ctx context.Context) error {
-	r.m.vlans = map[string]string{}
+	if r.m.vlans == nil {
+		r.m.vlans = map[string]string{}
+	}
 	addVLANs := func(vs []wireVLAN) {
 		for _, v := range vs {
 			key := resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
@@ -189,7 +242,9 @@ func (r *reading) resolve(ctx context.Context) error {
 		}
 	}
 	addVLANs(r.vlans)
-	r.m.prefixNS = make(map[string]string, len(r.prefixes))
+	if r.m.prefixNS == nil {
+		r.m.prefixNS = make(map[string]string, len(r.prefixes))
+	}
 	for _, p := range r.prefixes {
 		r.m.prefixNS[p.ID] = refID(p.Namespace)
 	}

@@ -20,6 +20,8 @@ type Target struct {
 	// them: a plan reads List then Names, and the names it checks must
 	// be those its objects were read with, not a second read of them.
 	listed *lookups
+	// follow is set by Follow and kept by each Refresh that succeeds.
+	follow *following
 }
 
 // Target returns the client as a target reading sc.
@@ -27,10 +29,12 @@ func (c *Client) Target(sc scope.Scope) *Target { return &Target{c: c, scope: sc
 
 // List reads the objects in scope.
 func (t *Target) List(ctx context.Context) ([]resource.Object, error) {
-	objs, l, err := t.c.list(ctx, t.scope)
+	objs, r, err := t.c.list(ctx, t.scope)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.listed = l
+	if r != nil {
+		t.listed = r.m.l
+	}
 	return objs, err
 }
 

@@ -1,0 +1,191 @@
+package changelog
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"net/netip"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ipsync/ipsync/internal/clock/clocktest"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// memLog is a change log in memory; entries become visible when committed.
+type memLog struct{ entries []Entry }
+
+func (l *memLog) Newest(_ context.Context, types []string) (Entry, bool, error) {
+	var out Entry
+	ok := false
+	for _, e := range l.entries {
+		if slices.Contains(types, e.Type) && (!ok || e.Time.After(out.Time)) {
+			out, ok = e, true
+		}
+	}
+	return out, ok, nil
+}
+
+func (l *memLog) Since(_ context.Context, types []string, t time.Time) ([]Entry, error) {
+	var out []Entry
+	for _, e := range l.entries {
+		if slices.Contains(types, e.Type) && !e.Time.Before(t) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+var t0 = time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+
+func entry(id string, at time.Duration, typ, obj string, deleted bool) Entry {
+	return Entry{ID: id, Time: t0.Add(at), Type: typ, ObjectID: obj, Deleted: deleted}
+}
+
+func TestCursor(t *testing.T) {
+	types := []string{"ipam.vlan", "ipam.prefix"}
+	tests := []struct {
+		name      string
+		before    []Entry       // in the log at Start
+		after     []Entry       // committed before Next
+		wait      time.Duration // on our clock between Start and Next
+		want      map[string]map[string]bool
+		untrusted bool
+	}{
+		{name: "nothing changed", before: []Entry{entry("e1", 0, "ipam.vlan", "v1", false)}, want: map[string]map[string]bool{}},
+		{name: "empty log, then a create", after: []Entry{entry("e1", 0, "ipam.vlan", "v1", false)},
+			want: map[string]map[string]bool{"ipam.vlan": {"v1": false}}},
+		{name: "update then delete is a delete",
+			before: []Entry{entry("e1", 0, "ipam.vlan", "v1", false)},
+			after:  []Entry{entry("e2", time.Second, "ipam.prefix", "p1", false), entry("e3", 2*time.Second, "ipam.prefix", "p1", true)},
+			want:   map[string]map[string]bool{"ipam.prefix": {"p1": true}}},
+		{name: "other types are not asked for",
+			before: []Entry{entry("e1", 0, "ipam.vlan", "v1", false)},
+			after:  []Entry{entry("e2", time.Second, "dcim.device", "d1", false)},
+			want:   map[string]map[string]bool{}},
+		{name: "a late commit within the overlap",
+			before: []Entry{entry("e1", 0, "ipam.vlan", "v1", false)},
+			after:  []Entry{entry("e2", -time.Minute, "ipam.vlan", "v2", false)},
+			want:   map[string]map[string]bool{"ipam.vlan": {"v2": false}}},
+		{name: "a commit lagging half the overlap", before: []Entry{entry("e1", 0, "ipam.vlan", "v1", false)},
+			after: []Entry{entry("e2", -Overlap/2-time.Second, "ipam.vlan", "v2", false)}, untrusted: true},
+		{name: "a gap beyond MaxGap", before: []Entry{entry("e1", 0, "ipam.vlan", "v1", false)}, wait: MaxGap + time.Minute, untrusted: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log := &memLog{entries: slices.Clone(tt.before)}
+			clk := clocktest.New(t0)
+			c := NewCursor(log, types, clk)
+			if err := c.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			log.entries = append(log.entries, tt.after...)
+			clk.Advance(tt.wait)
+			ch, err := c.Next(context.Background())
+			if _, ok := errors.AsType[*UntrustedError](err); ok != tt.untrusted {
+				t.Fatalf("Next() error = %v, want untrusted %v", err, tt.untrusted)
+			}
+			if tt.untrusted {
+				if _, err := c.Next(context.Background()); err == nil {
+					t.Error("Next after an untrusted Next succeeded, want a Start first")
+				}
+				return
+			}
+			if !maps.EqualFunc(ch.Objects, tt.want, maps.Equal) {
+				t.Errorf("Next() = %v, want %v", ch.Objects, tt.want)
+			}
+			// What one Next returned, the next one does not.
+			again, err := c.Next(context.Background())
+			if err != nil || !again.Empty() {
+				t.Errorf("second Next() = %v, %v; want nothing", again.Objects, err)
+			}
+		})
+	}
+}
+
+// memTarget rereads from a map of id → object, as a target in scope.
+type memTarget struct {
+	objs  map[string]resource.Object
+	asked map[resource.Kind][]string
+}
+
+func (m *memTarget) Reread(_ context.Context, ids map[resource.Kind][]string) ([]resource.Object, error) {
+	var out []resource.Object
+	for k, list := range ids {
+		m.asked[k] = append(m.asked[k], list...)
+		for _, id := range list {
+			if o, ok := m.objs[id]; ok {
+				out = append(out, o)
+			}
+		}
+	}
+	return out, nil
+}
+
+func vlan(id, group string, vid uint16, desc string) *resource.VLAN {
+	return &resource.VLAN{M: resource.Meta{ID: id}, Group: group, VID: vid, Description: desc}
+}
+
+func prefix(id, cidr, vlanKey string) *resource.Prefix {
+	return &resource.Prefix{M: resource.Meta{ID: id}, Namespace: "Global", Prefix: netip.MustParsePrefix(cidr), VLAN: vlanKey}
+}
+
+func TestViewUpdate(t *testing.T) {
+	kinds := map[string]resource.Kind{"ipam.vlan": resource.KindVLAN, "ipam.prefix": resource.KindPrefix}
+	start := []resource.Object{vlan("v1", "g", 100, ""), vlan("v2", "g", 200, ""),
+		prefix("p1", "10.0.0.0/24", "g/100"), prefix("p2", "10.0.1.0/24", "g/200")}
+	tests := []struct {
+		name      string
+		server    []resource.Object // the target now
+		changes   map[string]map[string]bool
+		wantAsked map[resource.Kind][]string
+		untrusted bool
+	}{
+		{name: "a description edited: only the VLAN is read",
+			server:    []resource.Object{vlan("v1", "g", 100, "edited"), vlan("v2", "g", 200, ""), prefix("p1", "10.0.0.0/24", "g/100"), prefix("p2", "10.0.1.0/24", "g/200")},
+			changes:   map[string]map[string]bool{"ipam.vlan": {"v1": false}},
+			wantAsked: map[resource.Kind][]string{resource.KindVLAN: {"v1"}}},
+		{name: "a VLAN renumbered: its prefix names it anew",
+			server:    []resource.Object{vlan("v1", "g", 101, ""), vlan("v2", "g", 200, ""), prefix("p1", "10.0.0.0/24", "g/101"), prefix("p2", "10.0.1.0/24", "g/200")},
+			changes:   map[string]map[string]bool{"ipam.vlan": {"v1": false}},
+			wantAsked: map[resource.Kind][]string{resource.KindVLAN: {"v1"}, resource.KindPrefix: {"p1"}}},
+		{name: "a VLAN deleted: its prefix loses it",
+			server:    []resource.Object{vlan("v1", "g", 100, ""), prefix("p1", "10.0.0.0/24", "g/100"), prefix("p2", "10.0.1.0/24", "")},
+			changes:   map[string]map[string]bool{"ipam.vlan": {"v2": true}},
+			wantAsked: map[resource.Kind][]string{resource.KindPrefix: {"p2"}}},
+		{name: "a prefix created and one moved out of scope",
+			server:    []resource.Object{vlan("v1", "g", 100, ""), vlan("v2", "g", 200, ""), prefix("p1", "10.0.0.0/24", "g/100"), prefix("p3", "10.0.3.0/24", "")},
+			changes:   map[string]map[string]bool{"ipam.prefix": {"p2": false, "p3": false}},
+			wantAsked: map[resource.Kind][]string{resource.KindPrefix: {"p2", "p3"}}},
+		{name: "a location changed", changes: map[string]map[string]bool{"dcim.location": {"l1": false}}, untrusted: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := NewView(start)
+			m := &memTarget{objs: map[string]resource.Object{}, asked: map[resource.Kind][]string{}}
+			for _, o := range tt.server {
+				m.objs[o.Meta().ID] = o
+			}
+			_, err := v.Update(context.Background(), Changes{Objects: tt.changes}, kinds, m)
+			if _, ok := errors.AsType[*UntrustedError](err); ok != tt.untrusted {
+				t.Fatalf("Update() error = %v, want untrusted %v", err, tt.untrusted)
+			}
+			if tt.untrusted {
+				if v.Len() != len(start) {
+					t.Errorf("an untrusted Update changed the view to %d objects", v.Len())
+				}
+				return
+			}
+			for k := range m.asked {
+				slices.Sort(m.asked[k])
+			}
+			if !maps.EqualFunc(m.asked, tt.wantAsked, slices.Equal) {
+				t.Errorf("reread %v, want %v", m.asked, tt.wantAsked)
+			}
+			if misses := Compare(v.Objects(), slices.Collect(maps.Values(m.objs))); len(misses) > 0 {
+				t.Errorf("view after Update differs from the target: %v", misses)
+			}
+		})
+	}
+}

@@ -1,0 +1,176 @@
+package changelog
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ipsync/ipsync/internal/clock"
+)
+
+// Entry is one record of a target's change log.
+type Entry struct {
+	ID       string    // the record's own id
+	Time     time.Time // when the target recorded the change, by its clock
+	Type     string    // the changed object's content type, "ipam.vlan"
+	ObjectID string
+	Deleted  bool
+}
+
+// Log reads a target's change log, restricted to some content types.
+type Log interface {
+	// Newest is the newest entry of the types; ok is false when the log
+	// has none.
+	Newest(ctx context.Context, types []string) (e Entry, ok bool, err error)
+	// Since returns every entry of the types recorded at or after t (all
+	// of them when t is zero). It fails rather than return part of them:
+	// the pages must add up to the count the target gave.
+	Since(ctx context.Context, types []string, t time.Time) ([]Entry, error)
+}
+
+// Overlap is how far back each read of the log reaches before the newest
+// entry already seen. A target stamps an entry when the change is made but
+// the entry becomes visible only when its transaction commits, so a change
+// made before the newest entry seen may appear after it: a bulk write of a
+// thousand objects holds its transaction open for tens of seconds, and a
+// target with several workers adds their clocks' disagreement. Entries
+// within the overlap already applied are skipped by id, so the overlap
+// costs a page of the log, never a second reread.
+const Overlap = 10 * time.Minute
+
+// MaxGap is the longest time between two reads of the log that a cursor
+// still trusts. Targets prune their logs (Nautobot's and NetBox's
+// CHANGELOG_RETENTION, 90 days by default); a cursor left for a day is read
+// whole again anyway by the agent's daily sweep.
+const MaxGap = 24 * time.Hour
+
+// UntrustedError says the log cannot be trusted to name every change since
+// the last read; the caller must read the target whole.
+type UntrustedError struct{ Reason string }
+
+func (e *UntrustedError) Error() string { return "change log not trusted: " + e.Reason }
+
+// Cursor is a position in a target's change log: the newest entry seen and
+// the entries within Overlap of it, already applied.
+type Cursor struct {
+	log   Log
+	types []string
+	clock clock.Clock
+
+	started  bool
+	at       time.Time            // the newest entry's time, by the target's clock
+	seen     map[string]time.Time // entries at or after at-Overlap already applied
+	lastRead time.Time            // by our clock, for MaxGap
+}
+
+// NewCursor returns a cursor over the entries of types; it must be Started
+// before the first Next.
+func NewCursor(log Log, types []string, c clock.Clock) *Cursor {
+	return &Cursor{log: log, types: types, clock: c}
+}
+
+// Start puts the cursor at the end of the log. Called before a full read of
+// the target, it makes Next return every change the read may have missed:
+// those recorded during the read, and those committed late within Overlap.
+func (c *Cursor) Start(ctx context.Context) error {
+	now := c.clock.Now()
+	newest, ok, err := c.log.Newest(ctx, c.types)
+	if err != nil {
+		return fmt.Errorf("read the change log's end: %w", err)
+	}
+	c.at, c.seen = time.Time{}, map[string]time.Time{}
+	if ok {
+		c.at = newest.Time
+		// The entries within the overlap are reflected in the read that
+		// follows; remembering them keeps the first Next from rereading them.
+		recent, err := c.log.Since(ctx, c.types, c.at.Add(-Overlap))
+		if err != nil {
+			return fmt.Errorf("read the change log's end: %w", err)
+		}
+		for _, e := range recent {
+			c.seen[e.ID] = e.Time
+			if e.Time.After(c.at) {
+				c.at = e.Time
+			}
+		}
+	}
+	c.started, c.lastRead = true, now
+	return nil
+}
+
+// Next returns the changes recorded since the last Start or Next: for each
+// changed object, whether it was deleted. On an *UntrustedError (or any
+// error) the cursor is left unstarted: the caller reads the target whole
+// after a new Start.
+func (c *Cursor) Next(ctx context.Context) (Changes, error) {
+	if !c.started {
+		return Changes{}, &UntrustedError{Reason: "no read of the target to follow on from"}
+	}
+	c.started = false
+	now := c.clock.Now()
+	if gap := now.Sub(c.lastRead); gap > MaxGap {
+		return Changes{}, &UntrustedError{Reason: fmt.Sprintf("the log was last read %v ago, more than %v", gap.Round(time.Second), MaxGap)}
+	}
+	var since time.Time
+	if !c.at.IsZero() {
+		since = c.at.Add(-Overlap)
+	}
+	entries, err := c.log.Since(ctx, c.types, since)
+	if err != nil {
+		return Changes{}, fmt.Errorf("read the change log: %w", err)
+	}
+	ch := Changes{Objects: map[string]map[string]bool{}}
+	at := c.at
+	for _, e := range entries {
+		if _, ok := c.seen[e.ID]; ok || (!since.IsZero() && e.Time.Before(since)) {
+			continue
+		}
+		// An entry this far behind the newest one seen came out of a
+		// transaction, or off a clock, that the overlap barely covers;
+		// one a little later would not be covered at all.
+		if !c.at.IsZero() && e.Time.Before(c.at.Add(-Overlap/2)) {
+			return Changes{}, &UntrustedError{Reason: fmt.Sprintf("entry %s recorded at %s appeared after entries up to %s: the target's commits or clocks lag by more than %v",
+				e.ID, e.Time.Format(time.RFC3339Nano), c.at.Format(time.RFC3339Nano), Overlap/2)}
+		}
+		ch.Entries++
+		ch.add(e)
+		if e.Time.After(at) {
+			at = e.Time
+		}
+	}
+	// Applying the changes is the caller's; the cursor moves now and the
+	// caller restarts it if it fails.
+	c.at = at
+	for _, e := range entries {
+		c.seen[e.ID] = e.Time
+	}
+	for id, t := range c.seen {
+		if t.Before(c.at.Add(-Overlap)) {
+			delete(c.seen, id)
+		}
+	}
+	c.started, c.lastRead = true, now
+	return ch, nil
+}
+
+// Changes are the objects the log says changed, by content type and id.
+type Changes struct {
+	// Objects maps a content type to its changed objects' ids, each true
+	// when the object was deleted.
+	Objects map[string]map[string]bool
+	// Entries is how many log entries were new.
+	Entries int
+}
+
+// add records e. Targets never reuse an id, so a delete is final.
+func (ch Changes) add(e Entry) {
+	ids := ch.Objects[e.Type]
+	if ids == nil {
+		ids = map[string]bool{}
+		ch.Objects[e.Type] = ids
+	}
+	ids[e.ObjectID] = ids[e.ObjectID] || e.Deleted
+}
+
+// Empty reports whether nothing changed.
+func (ch Changes) Empty() bool { return len(ch.Objects) == 0 }

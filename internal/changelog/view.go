@@ -1,0 +1,129 @@
+package changelog
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Rereader reads objects of the owner's scope again by the target's ids.
+// Objects that no longer exist or have left the scope are not returned.
+type Rereader interface {
+	Reread(ctx context.Context, ids map[resource.Kind][]string) ([]resource.Object, error)
+}
+
+// View is the owner's objects in a target as last read, by the target's id.
+type View struct {
+	objs map[string]resource.Object
+}
+
+// NewView holds objs, a whole read of the owner's scope.
+func NewView(objs []resource.Object) *View {
+	v := &View{objs: make(map[string]resource.Object, len(objs))}
+	for _, o := range objs {
+		v.objs[o.Meta().ID] = o
+	}
+	return v
+}
+
+// Objects are the view's objects, in the target's id order.
+func (v *View) Objects() []resource.Object {
+	out := make([]resource.Object, 0, len(v.objs))
+	for _, id := range slices.Sorted(maps.Keys(v.objs)) {
+		out = append(out, v.objs[id])
+	}
+	return out
+}
+
+// Len is how many objects the view holds.
+func (v *View) Len() int { return len(v.objs) }
+
+// Stats is what an Update did.
+type Stats struct {
+	Reread int // objects asked for again, referrers included
+	Read   int // objects the rereads returned
+	Gone   int // objects the view no longer holds: deleted, or out of scope
+}
+
+// maxRounds bounds how far a change of key is followed through objects
+// referring to it (a VLAN renumbered: its prefixes; a group renamed: its
+// VLANs, then their prefixes).
+const maxRounds = 4
+
+// Update applies ch to the view: deleted objects go, changed ones are read
+// again. An object whose key changed, or which went, is named by that key
+// in other objects' references (a prefix names its VLAN by group and vid)
+// and nothing logs a change of those, so they are read again too. kinds
+// maps the content types the view holds; a change of any other type in ch
+// (a location renamed, a status deleted) may alter how every object reads,
+// and is an *UntrustedError. On any error the view is unchanged.
+func (v *View) Update(ctx context.Context, ch Changes, kinds map[string]resource.Kind, r Rereader) (Stats, error) {
+	var st Stats
+	next := maps.Clone(v.objs)
+	ask := map[resource.Kind][]string{}
+	gone := map[resource.Key]bool{}
+	for _, typ := range slices.Sorted(maps.Keys(ch.Objects)) {
+		kind, ok := kinds[typ]
+		if !ok {
+			return Stats{}, &UntrustedError{Reason: fmt.Sprintf("%s objects changed, and every object may read differently", typ)}
+		}
+		for _, id := range slices.Sorted(maps.Keys(ch.Objects[typ])) {
+			if old, ok := next[id]; ok {
+				gone[old.Key()] = true
+				delete(next, id)
+			}
+			if !ch.Objects[typ][id] {
+				ask[kind] = append(ask[kind], id)
+			}
+		}
+	}
+	for round := 0; ; round++ {
+		if len(ask) > 0 {
+			n := 0
+			for k := range ask {
+				slices.Sort(ask[k])
+				ask[k] = slices.Compact(ask[k])
+				n += len(ask[k])
+			}
+			st.Reread += n
+			got, err := r.Reread(ctx, ask)
+			if err != nil {
+				return Stats{}, fmt.Errorf("reread %d changed objects: %w", n, err)
+			}
+			st.Read += len(got)
+			for _, o := range got {
+				next[o.Meta().ID] = o
+				delete(gone, o.Key()) // back under the same key: no change to its referrers
+			}
+		}
+		if len(gone) == 0 {
+			break
+		}
+		if round == maxRounds {
+			return Stats{}, &UntrustedError{Reason: fmt.Sprintf("keys still changing after %d rounds of rereading the objects naming them", maxRounds)}
+		}
+		ask = map[resource.Kind][]string{}
+		referrersGone := map[resource.Key]bool{}
+		for id, o := range next {
+			for _, ref := range o.References() {
+				if gone[resource.Key{Kind: ref.Kind, Name: ref.Name}] {
+					ask[o.Key().Kind] = append(ask[o.Key().Kind], id)
+					delete(next, id)
+					referrersGone[o.Key()] = true
+					break
+				}
+			}
+		}
+		gone = referrersGone
+	}
+	for id := range v.objs {
+		if _, ok := next[id]; !ok {
+			st.Gone++
+		}
+	}
+	v.objs = next
+	return st, nil
+}
