@@ -18,6 +18,8 @@
 #   NEUTRON_API_WORKERS  API worker processes (default 1)
 #   NEUTRON_KEEP_DB=1    keep the database of a previous start instead of starting empty
 #   NEUTRON_NOTIFY_URL   rabbit://user:pass@host:port/ to publish oslo notifications to (default: none)
+#   NEUTRON_FILTER_VALIDATION  true (Neutron's default) or false; false lets lists take changed_since,
+#                        which Neutron's filter validation refuses as an unknown filter
 #
 # Each start begins with an empty database unless NEUTRON_KEEP_DB=1.
 set -euo pipefail
@@ -73,6 +75,7 @@ rpc_workers = 0
 rpc_state_report_workers = 0
 transport_url = fake:/
 api_paste_config = $D/etc/api-paste.ini
+filter_validation = ${NEUTRON_FILTER_VALIDATION:-true}
 state_path = $D/state
 notify_nova_on_port_status_changes = false
 notify_nova_on_port_data_changes = false

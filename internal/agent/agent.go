@@ -19,10 +19,14 @@ type Config struct {
 	// Target names what the site is synced to, on the status page
 	// (default "nautobot").
 	Target string
-	// Interval is the time between full syncs (10m), spread by ±Jitter
-	// (0.1; negative turns jitter off).
+	// Interval is the time between periodic syncs of the whole site (10m),
+	// spread by ±Jitter (0.1; negative turns jitter off). Such a sync reads
+	// what changed since the last one where the syncer can tell.
 	Interval time.Duration
 	Jitter   float64
+	// Sweep is the time between sweeps (24h): syncs that read both sides
+	// whole, whatever the syncer could tell. The first sync is one.
+	Sweep time.Duration
 	// LeaseTTL is how long the lease lasts without renewal (2m); it must
 	// match the lease's own expiry. LeaseRenew is how often the lease is
 	// renewed while held and retried while another agent holds it (30s,
@@ -42,6 +46,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Interval <= 0 {
 		c.Interval = 10 * time.Minute
+	}
+	if c.Sweep <= 0 {
+		c.Sweep = 24 * time.Hour
 	}
 	switch {
 	case c.Jitter == 0:

@@ -11,22 +11,32 @@ import (
 	"github.com/ipsync/ipsync/internal/agent"
 )
 
-func TestPeriodicFullSync(t *testing.T) {
+func TestPeriodicSyncsAndSweeps(t *testing.T) {
 	clock := newFakeClock()
-	h := start(t, clock, newTable(clock), "agent-1")
+	// A lease that outlasts the jumps of the clock: one lost and taken
+	// back would ask for a sweep.
+	cfg := testConfig()
+	cfg.LeaseTTL = 48 * time.Hour
+	h := startConfig(t, clock, newLeaseTable(clock, cfg.LeaseTTL).Lease("neutron:"+site, "agent-1"), cfg)
 
-	for i := range 3 {
+	// A sweep first, then periodic syncs of the whole site until the
+	// sweep interval (24h) has passed.
+	for i, wantSweep := range []bool{true, false, false, true} {
 		c := h.next()
-		if c.trig != nil {
-			t.Fatalf("sync %d: trigger = %+v, want nil (full reconcile)", i, c.trig)
+		if c.trig == nil || !c.trig.Full || c.trig.Sweep != wantSweep || c.trig.Events > 0 {
+			t.Fatalf("sync %d: trigger = %+v, want a full sync, sweep %v", i, c.trig, wantSweep)
 		}
 		c.answer(agent.Outcome{}, nil)
 		h.runs(i + 1)
-		// Past the interval and its jitter.
-		clock.Advance(12 * time.Minute)
+		// Past the interval and its jitter; the last step past the sweep's.
+		if i == 2 {
+			clock.Advance(27 * time.Hour)
+		} else {
+			clock.Advance(12 * time.Minute)
+		}
 	}
-	if got, _ := metric(t, h.reg, "ipsync_runs_total", map[string]string{"site": site, "result": "ok"}); got < 3 {
-		t.Errorf("ipsync_runs_total{result=ok} = %v, want >= 3", got)
+	if got, _ := metric(t, h.reg, "ipsync_runs_total", map[string]string{"site": site, "result": "ok"}); got < 4 {
+		t.Errorf("ipsync_runs_total{result=ok} = %v, want >= 4", got)
 	}
 }
 
@@ -197,8 +207,8 @@ func TestLeaseOneWriter(t *testing.T) {
 	}
 	clock.Advance(30 * time.Second) // the standby's retry
 	c2 := second.next()
-	if c2.trig == nil || !c2.trig.Full {
-		t.Errorf("takeover trigger = %+v, want a full sync", c2.trig)
+	if c2.trig == nil || !c2.trig.Sweep {
+		t.Errorf("takeover trigger = %+v, want a sweep", c2.trig)
 	}
 	c2.answer(agent.Outcome{}, nil)
 	second.waitCondition(agent.CondLease, true)

@@ -84,10 +84,16 @@ func start(t *testing.T, clock *clocktest.Fake, table *leaseTable, holder string
 // startWith runs an agent holding its lease through lease.
 func startWith(t *testing.T, clock *clocktest.Fake, lease agent.Lease) *harness {
 	t.Helper()
+	return startConfig(t, clock, lease, testConfig())
+}
+
+// startConfig runs an agent with cfg.
+func startConfig(t *testing.T, clock *clocktest.Fake, lease agent.Lease, cfg agent.Config) *harness {
+	t.Helper()
 	h := &harness{t: t, clock: clock, syncer: &fakeSyncer{calls: make(chan *call)}, reg: prometheus.NewRegistry(),
 		triggers: make(chan agent.Trigger), done: make(chan error, 1)}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h.agent = agent.New(testConfig(), h.syncer, lease, logger, h.reg, agent.WithClock(clock))
+	h.agent = agent.New(cfg, h.syncer, lease, logger, h.reg, agent.WithClock(clock))
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	go func() { h.done <- h.agent.Run(ctx, h.triggers) }()

@@ -120,7 +120,7 @@ func TestStatusPage(t *testing.T) {
 		"events 3",                  // last run's trigger
 		"unreachable",               // its result
 		"nautobot unreachable: 502", // its error and the condition
-		"<td>full</td>",             // the run before
+		"<td>sweep</td>",            // the run before
 		"neutron: 4",                // reads
 	} {
 		if !strings.Contains(body, want) {

@@ -75,8 +75,9 @@ func (l *loop) acquired(r leaseResult, now time.Time) {
 		}
 		if !l.held {
 			// Whatever the last holder had consumed but not synced is
-			// known to nobody: a full sync covers it.
-			l.pending = merge(l.pending, &Trigger{Full: true})
+			// known to nobody, and what this agent read before it lost
+			// the lease is old: a sweep covers both.
+			l.pending = merge(l.pending, &Trigger{Sweep: true})
 			l.nextFull = time.Time{}
 		}
 		l.writeUntil = until

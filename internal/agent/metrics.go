@@ -37,6 +37,10 @@ type metrics struct {
 	lag         prometheus.Observer
 	condition   *prometheus.GaugeVec
 	leaseHeld   prometheus.Gauge
+	syncs       *prometheus.HistogramVec
+	requests    *prometheus.HistogramVec
+	objectsRead *prometheus.HistogramVec
+	misses      *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer, site string) *metrics {
@@ -72,13 +76,47 @@ func newMetrics(reg prometheus.Registerer, site string) *metrics {
 		leaseHeld: f.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "ipsync_lease_held", Help: "1 while this agent holds the site's write lease.",
 		}, []string{"site"}).WithLabelValues(site),
+		syncs: f.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "ipsync_sync_duration_seconds", Help: "How long a successful sync took, by trigger: sweep (both sides read whole), full (the whole site planned on what changed) or events.",
+			Buckets: prometheus.ExponentialBuckets(0.05, 2, 16),
+		}, []string{"site", "trigger"}),
+		requests: f.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "ipsync_sync_requests", Help: "Requests one successful sync sent to a side, by how the side was read: whole or changes.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 14),
+		}, []string{"site", "side", "read"}),
+		objectsRead: f.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "ipsync_sync_objects_read", Help: "Objects one successful sync read from a side, by how the side was read: whole or changes.",
+			Buckets: prometheus.ExponentialBuckets(1, 4, 11),
+		}, []string{"site", "side", "read"}),
+		misses: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "ipsync_incremental_misses_total", Help: "Objects a sweep found different from what reading by changes had kept, by side; each is logged.",
+		}, []string{"site", "side"}),
 	}
 	// Series that exist from the start, so rate() and absent() work before
 	// the first failure.
 	for _, r := range []string{resultOK, resultError, resultUnreachable, resultCanceled} {
 		m.runs.WithLabelValues(site, r)
 	}
+	for _, side := range []string{"neutron", "target"} {
+		m.misses.WithLabelValues(site, side)
+	}
 	return m
+}
+
+// sync records a successful sync's reads.
+func (m *metrics) sync(trigger string, d time.Duration, out Outcome) {
+	m.syncs.WithLabelValues(m.site, trigger).Observe(d.Seconds())
+	for side, n := range out.Reads {
+		read := "changes"
+		if out.Whole[side] {
+			read = "whole"
+		}
+		m.requests.WithLabelValues(m.site, side, read).Observe(float64(n))
+		m.objectsRead.WithLabelValues(m.site, side, read).Observe(float64(out.Objects[side]))
+	}
+	for side, ms := range out.Misses {
+		m.misses.WithLabelValues(m.site, side).Add(float64(len(ms)))
+	}
 }
 
 func (m *metrics) run(result string, d time.Duration) {

@@ -31,7 +31,9 @@ type loop struct {
 	pending    *Trigger // work waiting to run, merged
 	// nextFull is when the periodic full sync is due; zero while a full
 	// sync is pending or running.
-	nextFull  time.Time
+	nextFull time.Time
+	// nextSweep is when the periodic full sync is to be a sweep.
+	nextSweep time.Time
 	notBefore time.Time // backoff: pending work waits until then
 	nextLease time.Time // next renewal or retry of the lease
 	renewing  *renewal  // the lease request in flight
@@ -61,8 +63,8 @@ type result struct {
 // release is returned.
 func (a *Agent) Run(ctx context.Context, triggers <-chan Trigger) error {
 	t0 := a.clock.Now()
-	l := &loop{a: a, nextFull: t0, nextLease: t0, done: make(chan result, 1), leaseDone: make(chan leaseResult, 1)}
-	a.log.Info("agent started", "target", a.cfg.Target, "interval", a.cfg.Interval,
+	l := &loop{a: a, nextFull: t0, nextSweep: t0, nextLease: t0, done: make(chan result, 1), leaseDone: make(chan leaseResult, 1)}
+	a.log.Info("agent started", "target", a.cfg.Target, "interval", a.cfg.Interval, "sweep", a.cfg.Sweep,
 		"lease_ttl", a.cfg.LeaseTTL, "lease_renew", a.cfg.LeaseRenew)
 	for {
 		now := a.clock.Now()
@@ -100,7 +102,7 @@ func (a *Agent) Run(ctx context.Context, triggers <-chan Trigger) error {
 func (l *loop) step(ctx context.Context, now time.Time) {
 	l.checkLease(now)
 	if !l.nextFull.IsZero() && !now.Before(l.nextFull) {
-		l.pending = merge(l.pending, &Trigger{Full: true})
+		l.pending = merge(l.pending, &Trigger{Full: true, Sweep: !now.Before(l.nextSweep)})
 		l.nextFull = time.Time{}
 	}
 	if l.renewing == nil && !now.Before(l.nextLease) && ctx.Err() == nil {
@@ -148,13 +150,9 @@ func (l *loop) start(ctx context.Context) {
 	l.pending = nil
 	sctx, cancel := context.WithCancel(ctx)
 	l.running = &inflight{trig: trig, start: l.a.clock.Now(), cancel: cancel}
-	var arg *Trigger
-	if !trig.Full || trig.Events > 0 {
-		arg = &trig
-	}
 	l.a.log.Debug("sync started", "trigger", describe(trig))
 	go func() {
-		out, err := l.a.syncer.Sync(sctx, arg)
+		out, err := l.a.syncer.Sync(sctx, &trig)
 		l.done <- result{out, err}
 	}()
 }
@@ -172,6 +170,9 @@ func (l *loop) finish(r result) {
 		l.failures, l.notBefore = 0, time.Time{}
 		if run.trig.Full {
 			l.nextFull = end.Add(backoff.Jittered(a.cfg.Interval, a.cfg.Jitter, a.rand()))
+		}
+		if run.trig.Sweep {
+			l.nextSweep = end.Add(backoff.Jittered(a.cfg.Sweep, a.cfg.Jitter, a.rand()))
 		}
 	case run.leaseLost:
 		// Whoever holds the lease now syncs; ours waits until we get it back.
@@ -248,6 +249,15 @@ func (l *loop) record(run *inflight, r result, end time.Time) {
 		a.metrics.lastSuccess.Set(float64(end.UnixNano()) / 1e9)
 		if run.trig.Events > 0 && !run.trig.Oldest.IsZero() {
 			a.metrics.lag.Observe(end.Sub(run.trig.Oldest).Seconds())
+		}
+		a.metrics.sync(kindOf(run.trig), rec.Duration(), r.out)
+		for side, ms := range r.out.Misses {
+			for _, m := range ms {
+				log.Warn("the sweep found what reading by changes missed", "side", side, "object", m)
+			}
+		}
+		if len(r.out.Whole) > 0 {
+			log = log.With("read_whole", r.out.Whole)
 		}
 		log.Info("sync done")
 	case errors.Is(r.err, context.Canceled):

@@ -9,7 +9,9 @@ import (
 )
 
 // Syncer runs one reconcile of the site: read Neutron, read Nautobot, plan,
-// preflight, apply. A nil Trigger asks for a full reconcile.
+// preflight, apply, as the Trigger asks: narrowed to what events named, of
+// the whole site, or of the whole site read whole (a sweep). A nil Trigger
+// asks for a sweep.
 type Syncer interface {
 	Sync(ctx context.Context, t *Trigger) (Outcome, error)
 }
@@ -20,8 +22,17 @@ type Outcome struct {
 	Plan   *plan.Plan
 	Writes int
 	Drift  drift.Owner
-	// Reads counts requests per side ("neutron", "nautobot").
+	// Reads counts requests per side ("neutron", "target").
 	Reads map[string]int
+	// Objects counts the objects read per side: all of them when the side
+	// was read whole, else those read again because they changed.
+	Objects map[string]int
+	// Whole names the sides read whole, not by what changed since the
+	// last sync.
+	Whole map[string]bool
+	// Misses are, per side, what a sweep found that reading by changes had
+	// missed: an object and how the two reads differ.
+	Misses map[string][]string
 }
 
 // ErrUnreachable marks a sync that could not read a side. The Syncer plans

@@ -11,6 +11,9 @@ type Trigger struct {
 	NetworkIDs, SubnetIDs, PortIDs, SegmentIDs []string
 	RangesChanged                              bool
 	Full                                       bool
+	// Sweep asks for a full reconcile that reads both sides whole instead
+	// of what changed since the last one; it implies Full.
+	Sweep bool
 	// Events is how many notifications were coalesced into the trigger.
 	Events int
 	// Oldest is when the oldest coalesced event was emitted, for lag metrics.
@@ -38,7 +41,8 @@ func merge(a, b *Trigger) *Trigger {
 		out.PortIDs = union(out.PortIDs, t.PortIDs)
 		out.SegmentIDs = union(out.SegmentIDs, t.SegmentIDs)
 		out.RangesChanged = out.RangesChanged || t.RangesChanged
-		out.Full = out.Full || t.Full
+		out.Full = out.Full || t.Full || t.Sweep
+		out.Sweep = out.Sweep || t.Sweep
 		out.Events += t.Events
 		if !t.Oldest.IsZero() && (out.Oldest.IsZero() || t.Oldest.Before(out.Oldest)) {
 			out.Oldest = t.Oldest
@@ -73,9 +77,24 @@ func union(a, b []string) []string {
 	return a
 }
 
+// kindOf is the trigger's kind as metrics label it.
+func kindOf(t Trigger) string {
+	switch {
+	case t.Sweep:
+		return "sweep"
+	case t.Full:
+		return "full"
+	}
+	return "events"
+}
+
 // describe is the trigger as the status page shows it.
 func describe(t Trigger) string {
 	switch {
+	case t.Sweep && t.Events == 0:
+		return "sweep"
+	case t.Sweep:
+		return fmt.Sprintf("sweep (events %d)", t.Events)
 	case t.Full && t.Events == 0:
 		return "full"
 	case t.Full:

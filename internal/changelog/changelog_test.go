@@ -110,7 +110,7 @@ type memTarget struct {
 	asked map[resource.Kind][]string
 }
 
-func (m *memTarget) Reread(_ context.Context, ids map[resource.Kind][]string) ([]resource.Object, error) {
+func (m *memTarget) Reread(_ context.Context, ids map[resource.Kind][]string) ([]resource.Object, []resource.Key, error) {
 	var out []resource.Object
 	for k, list := range ids {
 		m.asked[k] = append(m.asked[k], list...)
@@ -120,7 +120,7 @@ func (m *memTarget) Reread(_ context.Context, ids map[resource.Kind][]string) ([
 			}
 		}
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 func vlan(id, group string, vid uint16, desc string) *resource.VLAN {
@@ -187,5 +187,19 @@ func TestViewUpdate(t *testing.T) {
 				t.Errorf("view after Update differs from the target: %v", misses)
 			}
 		})
+	}
+}
+
+// NetBox numbers each kind on its own: a VLAN and a prefix may both be
+// id 1, and a change of one must not take the other out of the view.
+func TestViewIDsPerKind(t *testing.T) {
+	kinds := map[string]resource.Kind{"ipam.vlan": resource.KindVLAN, "ipam.prefix": resource.KindPrefix}
+	v := NewView([]resource.Object{vlan("1", "g", 100, ""), prefix("1", "10.0.0.0/24", "")})
+	m := &memTarget{objs: map[string]resource.Object{"1": vlan("1", "g", 100, "edited")}, asked: map[resource.Kind][]string{}}
+	if _, err := v.Update(context.Background(), Changes{Objects: map[string]map[string]bool{"ipam.vlan": {"1": false}}}, kinds, m); err != nil {
+		t.Fatal(err)
+	}
+	if got := v.Len(); got != 2 {
+		t.Errorf("view holds %d objects after a VLAN sharing its id with a prefix changed, want 2: %v", got, v.Objects())
 	}
 }

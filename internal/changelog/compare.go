@@ -22,12 +22,19 @@ func (m Miss) String() string {
 }
 
 // Compare lists where view and full disagree on what a plan compares: which
-// objects there are, their keys, owners and compared fields.
+// objects there are (by the target's id), their keys, owners and compared
+// fields.
 func Compare(view, full []resource.Object) []Miss {
+	return CompareBy(view, full, func(o resource.Object) string { return string(o.Key().Kind) + " " + o.Meta().ID })
+}
+
+// CompareBy is Compare matching objects by id, such as their keys for
+// objects a target has not given ids (those mapped from Neutron).
+func CompareBy(view, full []resource.Object, id func(resource.Object) string) []Miss {
 	byID := func(objs []resource.Object) map[string]resource.Object {
 		m := make(map[string]resource.Object, len(objs))
 		for _, o := range objs {
-			m[o.Meta().ID] = o
+			m[id(o)] = o
 		}
 		return m
 	}
@@ -38,24 +45,24 @@ func Compare(view, full []resource.Object) []Miss {
 		vo, ok := v[id]
 		switch {
 		case !ok:
-			out = append(out, Miss{ID: id, Key: fo.Key(), What: "missing from the view"})
+			out = append(out, Miss{ID: fo.Meta().ID, Key: fo.Key(), What: "missing from the view"})
 		case vo.Key() != fo.Key():
-			out = append(out, Miss{ID: id, Key: fo.Key(), What: "the view has it as " + vo.Key().Name})
+			out = append(out, Miss{ID: fo.Meta().ID, Key: fo.Key(), What: "the view has it as " + vo.Key().Name})
 		case vo.Meta().Owner != fo.Meta().Owner:
-			out = append(out, Miss{ID: id, Key: fo.Key(), What: fmt.Sprintf("owner %q in the view, %q in the target", vo.Meta().Owner, fo.Meta().Owner)})
+			out = append(out, Miss{ID: fo.Meta().ID, Key: fo.Key(), What: fmt.Sprintf("owner %q in the view, %q in the target", vo.Meta().Owner, fo.Meta().Owner)})
 		default:
 			if d := fo.Diff(vo); len(d) > 0 {
 				var s []string
 				for _, fd := range d {
 					s = append(s, fmt.Sprintf("%s %q in the view, %q in the target", fd.Field, fd.Old, fd.New))
 				}
-				out = append(out, Miss{ID: id, Key: fo.Key(), What: strings.Join(s, "; ")})
+				out = append(out, Miss{ID: fo.Meta().ID, Key: fo.Key(), What: strings.Join(s, "; ")})
 			}
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(v)) {
 		if _, ok := f[id]; !ok {
-			out = append(out, Miss{ID: id, Key: v[id].Key(), What: "gone from the target, still in the view"})
+			out = append(out, Miss{ID: v[id].Meta().ID, Key: v[id].Key(), What: "gone from the target, still in the view"})
 		}
 	}
 	return out

@@ -14,7 +14,10 @@ type Entry struct {
 	Time     time.Time // when the target recorded the change, by its clock
 	Type     string    // the changed object's content type, "ipam.vlan"
 	ObjectID string
-	Deleted  bool
+	// Name is the object's name after the change (object_repr), which
+	// tells whether a lookup's change leaves every object reading the same.
+	Name    string
+	Deleted bool
 }
 
 // Log reads a target's change log, restricted to some content types.
@@ -49,6 +52,14 @@ const MaxGap = 24 * time.Hour
 type UntrustedError struct{ Reason string }
 
 func (e *UntrustedError) Error() string { return "change log not trusted: " + e.Reason }
+
+// UnreadableError is a change log that could not be read where a whole
+// read starts following it: the target may be down, or the token may not
+// be allowed to view the log. The caller may read the target whole.
+type UnreadableError struct{ Err error }
+
+func (e *UnreadableError) Error() string { return "read the change log: " + e.Err.Error() }
+func (e *UnreadableError) Unwrap() error { return e.Err }
 
 // Cursor is a position in a target's change log: the newest entry seen and
 // the entries within Overlap of it, already applied.
@@ -119,7 +130,7 @@ func (c *Cursor) Next(ctx context.Context) (Changes, error) {
 	if err != nil {
 		return Changes{}, fmt.Errorf("read the change log: %w", err)
 	}
-	ch := Changes{Objects: map[string]map[string]bool{}}
+	ch := Changes{Objects: map[string]map[string]bool{}, Names: map[string]map[string]string{}}
 	at := c.at
 	for _, e := range entries {
 		if _, ok := c.seen[e.ID]; ok || (!since.IsZero() && e.Time.Before(since)) {
@@ -158,18 +169,40 @@ type Changes struct {
 	// Objects maps a content type to its changed objects' ids, each true
 	// when the object was deleted.
 	Objects map[string]map[string]bool
+	// Names maps a content type to its changed objects' names after their
+	// newest change.
+	Names map[string]map[string]string
 	// Entries is how many log entries were new.
 	Entries int
+	newest  map[string]time.Time // of each object's entry in Names
 }
 
 // add records e. Targets never reuse an id, so a delete is final.
-func (ch Changes) add(e Entry) {
+func (ch *Changes) add(e Entry) {
 	ids := ch.Objects[e.Type]
 	if ids == nil {
 		ids = map[string]bool{}
 		ch.Objects[e.Type] = ids
+		ch.Names[e.Type] = map[string]string{}
 	}
 	ids[e.ObjectID] = ids[e.ObjectID] || e.Deleted
+	if ch.newest == nil {
+		ch.newest = map[string]time.Time{}
+	}
+	if k := e.Type + " " + e.ObjectID; !e.Time.Before(ch.newest[k]) {
+		ch.newest[k] = e.Time
+		ch.Names[e.Type][e.ObjectID] = e.Name
+	}
+}
+
+// Drop takes an object's changes out of ch.
+func (ch Changes) Drop(typ, id string) {
+	delete(ch.Objects[typ], id)
+	delete(ch.Names[typ], id)
+	if len(ch.Objects[typ]) == 0 {
+		delete(ch.Objects, typ)
+		delete(ch.Names, typ)
+	}
 }
 
 // Empty reports whether nothing changed.

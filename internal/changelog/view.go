@@ -5,35 +5,63 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
 // Rereader reads objects of the owner's scope again by the target's ids.
 // Objects that no longer exist or have left the scope are not returned.
+// gone are keys the rereader knows changed besides those of objects the
+// view holds: one of the asked objects that the view did not hold but
+// others name (a VLAN outside the scope named by a prefix in it), under
+// the key it had.
 type Rereader interface {
-	Reread(ctx context.Context, ids map[resource.Kind][]string) ([]resource.Object, error)
+	Reread(ctx context.Context, ids map[resource.Kind][]string) (objs []resource.Object, gone []resource.Key, err error)
 }
 
-// View is the owner's objects in a target as last read, by the target's id.
+// Settler is a Rereader that can take out of Changes the changes of
+// lookups (types the view does not hold) that leave every object reading
+// as before: objects name a tag or a role by name, so a change that keeps
+// the name changes none of them.
+type Settler interface {
+	Settle(ch Changes)
+}
+
+// viewKey is how a view holds an object: targets such as NetBox number
+// each kind on its own, so an id alone may name a VLAN and a prefix.
+type viewKey struct {
+	kind resource.Kind
+	id   string
+}
+
+func keyOf(o resource.Object) viewKey { return viewKey{o.Key().Kind, o.Meta().ID} }
+
+// View is the owner's objects in a target as last read, by kind and id.
 type View struct {
-	objs map[string]resource.Object
+	objs map[viewKey]resource.Object
 }
 
 // NewView holds objs, a whole read of the owner's scope.
 func NewView(objs []resource.Object) *View {
-	v := &View{objs: make(map[string]resource.Object, len(objs))}
+	v := &View{objs: make(map[viewKey]resource.Object, len(objs))}
 	for _, o := range objs {
-		v.objs[o.Meta().ID] = o
+		v.objs[keyOf(o)] = o
 	}
 	return v
 }
 
-// Objects are the view's objects, in the target's id order.
+// Objects are the view's objects, by kind and then id.
 func (v *View) Objects() []resource.Object {
-	out := make([]resource.Object, 0, len(v.objs))
-	for _, id := range slices.Sorted(maps.Keys(v.objs)) {
-		out = append(out, v.objs[id])
+	keys := slices.SortedFunc(maps.Keys(v.objs), func(a, b viewKey) int {
+		if c := strings.Compare(string(a.kind), string(b.kind)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	out := make([]resource.Object, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, v.objs[k])
 	}
 	return out
 }
@@ -71,9 +99,9 @@ func (v *View) Update(ctx context.Context, ch Changes, kinds map[string]resource
 			return Stats{}, &UntrustedError{Reason: fmt.Sprintf("%s objects changed, and every object may read differently", typ)}
 		}
 		for _, id := range slices.Sorted(maps.Keys(ch.Objects[typ])) {
-			if old, ok := next[id]; ok {
+			if old, ok := next[viewKey{kind, id}]; ok {
 				gone[old.Key()] = true
-				delete(next, id)
+				delete(next, viewKey{kind, id})
 			}
 			if !ch.Objects[typ][id] {
 				ask[kind] = append(ask[kind], id)
@@ -89,14 +117,17 @@ func (v *View) Update(ctx context.Context, ch Changes, kinds map[string]resource
 				n += len(ask[k])
 			}
 			st.Reread += n
-			got, err := r.Reread(ctx, ask)
+			got, strays, err := r.Reread(ctx, ask)
 			if err != nil {
 				return Stats{}, fmt.Errorf("reread %d changed objects: %w", n, err)
 			}
 			st.Read += len(got)
 			for _, o := range got {
-				next[o.Meta().ID] = o
+				next[keyOf(o)] = o
 				delete(gone, o.Key()) // back under the same key: no change to its referrers
+			}
+			for _, k := range strays {
+				gone[k] = true
 			}
 		}
 		if len(gone) == 0 {
@@ -107,11 +138,11 @@ func (v *View) Update(ctx context.Context, ch Changes, kinds map[string]resource
 		}
 		ask = map[resource.Kind][]string{}
 		referrersGone := map[resource.Key]bool{}
-		for id, o := range next {
+		for k, o := range next {
 			for _, ref := range o.References() {
 				if gone[resource.Key{Kind: ref.Kind, Name: ref.Name}] {
-					ask[o.Key().Kind] = append(ask[o.Key().Kind], id)
-					delete(next, id)
+					ask[k.kind] = append(ask[k.kind], k.id)
+					delete(next, k)
 					referrersGone[o.Key()] = true
 					break
 				}
@@ -119,8 +150,8 @@ func (v *View) Update(ctx context.Context, ch Changes, kinds map[string]resource
 		}
 		gone = referrersGone
 	}
-	for id := range v.objs {
-		if _, ok := next[id]; !ok {
+	for k := range v.objs {
+		if _, ok := next[k]; !ok {
 			st.Gone++
 		}
 	}

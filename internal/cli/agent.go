@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -66,27 +67,18 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	owner := resource.NeutronOwner(site.Name)
-	src, err := e.openSite(ctx, site)
+	s, server, err := e.siteSyncer(ctx, cfg, site, dryRun)
 	if err != nil {
 		return err
-	}
-	server, err := e.openServer(cfg, nil)
-	if err != nil {
-		return err
-	}
-	if !dryRun {
-		if err := cfg.WriteAllowed(server.url); err != nil {
-			return err
-		}
 	}
 	lease := newLease(server, cfg, owner)
-	syncer := siteSyncer{sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun}, src.reader, server.target(siteScope(site)))}
+	syncer := siteSyncer{s}
 	// The agent names its site in every line it logs; given a logger that
 	// does already, each line would say it twice.
 	// Only the lease holder consumes notifications: a standby on the same
 	// queue would take and acknowledge what it never acts on.
 	gate := events.NewGate()
-	a := agent.New(agent.Config{Site: site.Name, Target: server.url, Interval: cfg.Agent.Interval, Jitter: cfg.Agent.Jitter,
+	a := agent.New(agent.Config{Site: site.Name, Target: server.url, Interval: cfg.Agent.Interval, Sweep: cfg.Agent.Sweep, Jitter: cfg.Agent.Jitter,
 		LeaseTTL: cfg.Agent.LeaseTTL, LeaseRenew: cfg.Agent.LeaseRenew},
 		syncer, lease, e.logger, reg, agent.WithLeaseHook(gate.Set))
 	log := e.logger.With("site", site.Name)
@@ -116,6 +108,32 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	defer cancel()
 	_ = srv.Shutdown(shutdown)
 	return runErr
+}
+
+// siteSyncer is the site's sync as the agent runs it, and the server it
+// writes to.
+func (e *env) siteSyncer(ctx context.Context, cfg *config.Config, site *config.Site, dryRun bool) (*sitesync.Syncer, *server, error) {
+	src, err := e.openSite(ctx, site)
+	if err != nil {
+		return nil, nil, err
+	}
+	server, err := e.openServer(cfg, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !dryRun {
+		if err := cfg.WriteAllowed(server.url); err != nil {
+			return nil, nil, err
+		}
+	}
+	owner := resource.NeutronOwner(site.Name)
+	logger := e.logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun,
+		Notified: cfg.Agent.RabbitMQ.URL != "", Log: logger.With("site", site.Name)}, src.reader, server.target(siteScope(site)))
+	return s, server, nil
 }
 
 // startEvents consumes the site's Neutron notifications while gate is open

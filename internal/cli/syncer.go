@@ -13,13 +13,14 @@ import (
 type siteSyncer struct{ s *sitesync.Syncer }
 
 func (a siteSyncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcome, error) {
-	var nets sitesync.Networks
-	if t != nil && !t.Full {
-		nets = t.NetworkIDs
+	req := sitesync.Request{Sweep: t == nil || t.Sweep}
+	if t != nil && !t.Full && !t.Sweep {
+		req.Networks = t.NetworkIDs
 	}
-	out, err := a.s.Sync(ctx, nets)
+	out, err := a.s.Sync(ctx, req)
 	if ue, ok := errors.AsType[*sitesync.UnreachableError](err); ok {
 		err = agent.Unreachable(ue.Side, ue.Err)
 	}
-	return agent.Outcome{Plan: out.Plan, Writes: out.Writes, Drift: out.Drift}, err
+	return agent.Outcome{Plan: out.Plan, Writes: out.Writes, Drift: out.Drift,
+		Reads: out.Reads, Objects: out.Objects, Whole: out.Whole, Misses: out.Misses}, err
 }

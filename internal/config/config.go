@@ -103,6 +103,9 @@ type Neutron struct {
 type Agent struct {
 	Listen   string        `yaml:"listen"`
 	Interval time.Duration `yaml:"interval"`
+	// Sweep is how often a sync reads both sides whole instead of what
+	// changed since the last one.
+	Sweep    time.Duration `yaml:"sweep"`
 	Jitter   float64       `yaml:"jitter"`
 	RabbitMQ RabbitMQ      `yaml:"rabbitmq"`
 	LeaseTTL time.Duration `yaml:"lease_ttl"`
@@ -132,7 +135,7 @@ func Default() Config {
 		Policy:   Policy{Mode: string(plan.ModeSync), MaxDeletePercent: 10, MaxDeleteMin: 5},
 		Nautobot: Nautobot{PageSize: 1000, BatchSize: 250, Concurrency: 4, Timeout: 60 * time.Second},
 		NetBox:   defaultNetBox(),
-		Agent: Agent{Listen: "127.0.0.1:9478", Interval: 10 * time.Minute, Jitter: 0.1, LeaseTTL: 2 * time.Minute,
+		Agent: Agent{Listen: "127.0.0.1:9478", Interval: 10 * time.Minute, Sweep: 24 * time.Hour, Jitter: 0.1, LeaseTTL: 2 * time.Minute,
 			LeaseRenew: 30 * time.Second,
 			Coalesce:   200 * time.Millisecond,
 			RabbitMQ:   RabbitMQ{Exchange: "neutron", Topic: "notifications.info"}},
@@ -290,6 +293,9 @@ func (c *Config) problems() []Problem {
 		default:
 			add(at+".neutron.auth", "%q: want noauth or keystone", s.Neutron.Auth)
 		}
+	}
+	if c.Agent.Sweep < c.Agent.Interval {
+		add("agent.sweep", "%v is shorter than agent.interval (%v): every sync would read both sides whole", c.Agent.Sweep, c.Agent.Interval)
 	}
 	return append(out, c.Agent.leaseProblems()...)
 }

@@ -37,7 +37,10 @@ type Config struct {
 }
 
 // Client sends requests to one server. It is safe for concurrent use.
-type Client struct{ cfg Config }
+type Client struct {
+	cfg  Config
+	sent atomic.Int64 // attempts sent, for Requests
+}
 
 // New returns a client for cfg, filling the defaults.
 func New(cfg Config) *Client {
@@ -61,6 +64,9 @@ func New(cfg Config) *Client {
 	}
 	return &Client{cfg: cfg}
 }
+
+// Requests is how many requests the client has sent, retries included.
+func (c *Client) Requests() int64 { return c.sent.Load() }
 
 // Base is the server's base URL.
 func (c *Client) Base() *url.URL { return c.cfg.Base }
@@ -153,6 +159,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		}
 		resp, sent, err := c.once(ctx, r, target.String(), raw)
 		r.Tally.count(r.Method)
+		c.sent.Add(1)
 		var wait time.Duration
 		switch {
 		case ctx.Err() != nil:

@@ -32,6 +32,17 @@ func lookupTypes() []string {
 	return []string{"dcim.location", "dcim.locationtype", "extras.status", "extras.role", "tenancy.tenant", "extras.tag", "extras.customfield"}
 }
 
+// namedLookups are the lookup types objects name by the lookup's own name
+// alone, with the lookups' kind: a change of one that keeps its name (a
+// tag's description, which every renewal of an agent's lease rewrites)
+// changes no object. A location's name is its path in the tree, which a
+// move changes under the same name; custom fields and location types
+// change what objects may hold.
+func namedLookups() map[string]resource.Kind {
+	return map[string]resource.Kind{"extras.status": resource.RefStatus, "extras.role": resource.RefRole,
+		"tenancy.tenant": resource.RefTenant, "extras.tag": refTag}
+}
+
 // wireChange is an object-changes record; object_data is left unread.
 type wireChange struct {
 	ID     string    `json:"id"`
@@ -41,12 +52,13 @@ type wireChange struct {
 	} `json:"action"`
 	Type     string `json:"changed_object_type"`
 	ObjectID string `json:"changed_object_id"`
+	Repr     string `json:"object_repr"`
 }
 
 func (w *wireChange) objectID() string { return w.ID }
 
 func (w wireChange) entry() changelog.Entry {
-	return changelog.Entry{ID: w.ID, Time: w.Time, Type: w.Type, ObjectID: w.ObjectID, Deleted: w.Action.Value == "delete"}
+	return changelog.Entry{ID: w.ID, Time: w.Time, Type: w.Type, ObjectID: w.ObjectID, Name: w.Repr, Deleted: w.Action.Value == "delete"}
 }
 
 type wireContentType struct {

@@ -7,77 +7,69 @@ import (
 	"slices"
 
 	"github.com/ipsync/ipsync/internal/changelog"
-	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
 )
-
-// following is what a Target keeps to follow the change log after a whole
-// read: where the log stood, the objects as read since, and the names the
-// read mapped them with.
-type following struct {
-	cursor *changelog.Cursor
-	view   *changelog.View
-	last   *reading
-}
 
 // Follow reads the scope whole, as List does, having first noted where the
 // change log stands, so that Refresh can then bring what it read up to
 // date from the log alone.
 func (t *Target) Follow(ctx context.Context) ([]resource.Object, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.follow = nil
-	log := &changeLog{c: t.c, t: &httpapi.Tally{}}
-	cursor := changelog.NewCursor(log, t.logTypes(), clock.Real())
-	if err := cursor.Start(ctx); err != nil {
+	objs, err := t.follower.Follow(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("read nautobot: %w", err)
 	}
-	objs, r, err := t.c.list(ctx, t.scope)
-	if err != nil {
-		return nil, err
-	}
-	t.listed = r.m.l
-	t.follow = &following{cursor: cursor, view: changelog.NewView(objs), last: r}
 	return objs, nil
 }
 
 // Refresh brings the objects of the last Follow up to date from the change
 // log: it reads the log since the last Follow or Refresh and rereads the
 // objects it names. An *changelog.UntrustedError (a gap, a lagging commit,
-// a lookup changed) means Follow again; so does any other error, after
-// which the log is not followed until Follow.
+// a lookup changed) means Follow again; so does any other error.
 func (t *Target) Refresh(ctx context.Context) ([]resource.Object, changelog.Stats, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	f := t.follow
-	if f == nil {
-		return nil, changelog.Stats{}, &changelog.UntrustedError{Reason: "no whole read to follow on from"}
+	objs, st, err := t.follower.Refresh(ctx)
+	if err == nil {
+		// The names a plan checks are those the objects were read with.
+		t.mu.Lock()
+		t.listed = t.whole.m.l
+		t.mu.Unlock()
 	}
-	t.follow = nil
-	ch, err := f.cursor.Next(ctx)
-	if err != nil {
-		return nil, changelog.Stats{}, err
-	}
-	st, err := f.view.Update(ctx, ch, contentTypes(), rereader{f.last})
-	if err != nil {
-		return nil, changelog.Stats{}, err
-	}
-	t.listed = f.last.m.l
-	t.follow = f
-	return f.view.Objects(), st, nil
+	return objs, st, err
 }
 
-// logTypes are the content types a view follows: its kinds' and the
-// lookups'.
-func (t *Target) logTypes() []string {
-	kinds, err := kindsOf(t.scope)
+// Sweep reads the scope whole, as Follow does, and lists what following
+// the log had missed.
+func (t *Target) Sweep(ctx context.Context) ([]resource.Object, []changelog.Miss, error) {
+	objs, misses, err := t.follower.Sweep(ctx)
 	if err != nil {
-		kinds = nautobotKinds()
+		return nil, nil, fmt.Errorf("read nautobot: %w", err)
 	}
+	return objs, misses, nil
+}
+
+// followed is the adapter a Target's follower reads through.
+type followed struct {
+	*changeLog
+	t *Target
+}
+
+func (f followed) ReadWhole(ctx context.Context) ([]resource.Object, changelog.Rereader, error) {
+	objs, r, err := f.t.c.list(ctx, f.t.scope)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.t.mu.Lock()
+	f.t.listed, f.t.whole = r.m.l, r
+	f.t.mu.Unlock()
+	return objs, rereader{r}, nil
+}
+
+// logTypes are the content types a view of sc follows: its kinds' and the
+// lookups'.
+func logTypes(sc []resource.Kind) []string {
 	types := lookupTypes()
 	for typ, k := range contentTypes() {
-		if slices.Contains(kinds, k) {
+		if slices.Contains(sc, k) {
 			types = append(types, typ)
 		}
 	}
@@ -85,12 +77,24 @@ func (t *Target) logTypes() []string {
 	return types
 }
 
-// rereader reads changed objects again with the names of the last whole
-// read, learning the VLANs and parent prefixes they refer to that it
-// lacks.
+// rereader reads changed objects again with the names of a whole read,
+// learning the VLANs and parent prefixes they refer to that it lacks.
 type rereader struct{ last *reading }
 
-func (rr rereader) Reread(ctx context.Context, ids map[resource.Kind][]string) ([]resource.Object, error) {
+// Settle takes out of ch the changes of lookups that keep the name they had
+// in the whole read. A lookup created since is not taken out: objects
+// naming it would be read without its name.
+func (rr rereader) Settle(ch changelog.Changes) {
+	for typ, kind := range namedLookups() {
+		for id, deleted := range ch.Objects[typ] {
+			if known, ok := rr.last.m.l.refs[kind][id]; ok && !deleted && known.Name == ch.Names[typ][id] {
+				ch.Drop(typ, id)
+			}
+		}
+	}
+}
+
+func (rr rereader) Reread(ctx context.Context, ids map[resource.Kind][]string) ([]resource.Object, []resource.Key, error) {
 	last := rr.last
 	r := &reading{c: last.c, t: &httpapi.Tally{}, scope: last.scope, want: slices.Sorted(maps.Keys(ids)), m: last.m}
 	if len(ids[resource.KindNamespace]) > 0 || len(ids[resource.KindVLANGroup]) > 0 {
@@ -98,28 +102,42 @@ func (rr rereader) Reread(ctx context.Context, ids map[resource.Kind][]string) (
 		// renamed or gone changes what the scope's names select.
 		nss, groups := maps.Clone(r.m.namespaces), maps.Clone(r.m.groups)
 		if err := r.readNamed(ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for id, name := range nss {
 			if r.m.namespaces[id] != name {
-				return nil, &changelog.UntrustedError{Reason: fmt.Sprintf("namespace %s was renamed or deleted", name)}
+				return nil, nil, &changelog.UntrustedError{Reason: fmt.Sprintf("namespace %s was renamed or deleted", name)}
 			}
 		}
 		for id, name := range groups {
 			if r.m.groups[id] != name {
-				return nil, &changelog.UntrustedError{Reason: fmt.Sprintf("VLAN group %s was renamed or deleted", name)}
+				return nil, nil, &changelog.UntrustedError{Reason: fmt.Sprintf("VLAN group %s was renamed or deleted", name)}
 			}
 		}
 	}
+	// A VLAN read again may have been renumbered or have left the scope:
+	// prefixes naming it learn it anew, as a whole read would, and the
+	// view rereads those naming its old key.
+	named := map[string]string{}
+	for _, id := range ids[resource.KindVLAN] {
+		if key, ok := r.m.vlans[id]; ok {
+			named[id] = key
+			delete(r.m.vlans, id)
+		}
+	}
 	if err := r.readKinds(ctx, r.want, ids); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := r.resolve(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	gone, err := r.strays(ctx, named)
+	if err != nil {
+		return nil, nil, err
 	}
 	objs, err := r.objects()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	asked := map[string]bool{}
 	for _, list := range ids {
@@ -127,5 +145,34 @@ func (rr rereader) Reread(ctx context.Context, ids map[resource.Kind][]string) (
 			asked[id] = true
 		}
 	}
-	return slices.DeleteFunc(objs, func(o resource.Object) bool { return !asked[o.Meta().ID] }), nil
+	return slices.DeleteFunc(objs, func(o resource.Object) bool { return !asked[o.Meta().ID] }), gone, nil
+}
+
+// strays learns the VLANs read again that the reread did not return (out of
+// the scope now, or gone) but that prefixes may name, and returns the keys
+// of those that changed: named had their keys before.
+func (r *reading) strays(ctx context.Context, named map[string]string) ([]resource.Key, error) {
+	var missing []string
+	for id := range named {
+		if _, ok := r.m.vlans[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		vs, err := byIDs[wireVLAN](ctx, r.c, "/api/ipam/vlans/", missing, r.t)
+		if err != nil {
+			return nil, fmt.Errorf("vlans that left the scope: %w", err)
+		}
+		for _, v := range vs {
+			r.m.vlans[v.ID] = resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
+		}
+	}
+	var gone []resource.Key
+	for id, key := range named {
+		if r.m.vlans[id] != key {
+			gone = append(gone, resource.Key{Kind: resource.KindVLAN, Name: key})
+		}
+	}
+	return gone, nil
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"sync"
 
+	"github.com/ipsync/ipsync/internal/changelog"
+	"github.com/ipsync/ipsync/internal/clock"
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -20,12 +23,23 @@ type Target struct {
 	// them: a plan reads List then Names, and the names it checks must
 	// be those its objects were read with, not a second read of them.
 	listed *lookups
-	// follow is set by Follow and kept by each Refresh that succeeds.
-	follow *following
+	// follower follows the change log for Follow, Refresh and Sweep;
+	// whole is the last whole read it made, whose names a Refresh's
+	// objects are read with.
+	follower *changelog.Follower
+	whole    *reading
 }
 
 // Target returns the client as a target reading sc.
-func (c *Client) Target(sc scope.Scope) *Target { return &Target{c: c, scope: sc} }
+func (c *Client) Target(sc scope.Scope) *Target {
+	t := &Target{c: c, scope: sc}
+	kinds, err := kindsOf(sc)
+	if err != nil {
+		kinds = nautobotKinds() // List refuses such a scope first
+	}
+	t.follower = changelog.NewFollower(followed{&changeLog{c: c, t: &httpapi.Tally{}}, t}, logTypes(kinds), contentTypes(), clock.Real())
+	return t
+}
 
 // List reads the objects in scope.
 func (t *Target) List(ctx context.Context) ([]resource.Object, error) {
@@ -71,3 +85,6 @@ func (t *Target) Check(o resource.Object) error {
 	}
 	return t.c.check(o)
 }
+
+// Requests is how many requests the client has sent, retries included.
+func (t *Target) Requests() int64 { return t.c.api.Requests() }

@@ -85,7 +85,17 @@ func Plan(ctx context.Context, desired []resource.Object, t Target, policy plan.
 // plan's references and the target's own rules. Errors of desired are
 // returned as they are, so the caller can tell which side failed.
 func Make(ctx context.Context, t Target, desired Desired, policy plan.Policy, sc scope.Scope) (*Result, error) {
-	current, names, err := read(ctx, t)
+	current, err := t.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read target: %w", err)
+	}
+	return MakeFrom(ctx, t, current, desired, policy, sc)
+}
+
+// MakeFrom is Make on current, the target's objects as the caller read
+// them (a view kept up to date from the target's change log).
+func MakeFrom(ctx context.Context, t Target, current []resource.Object, desired Desired, policy plan.Policy, sc scope.Scope) (*Result, error) {
+	names, err := readNames(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -105,13 +115,21 @@ func read(ctx context.Context, t Target) ([]resource.Object, map[resource.Kind]m
 	if err != nil {
 		return nil, nil, fmt.Errorf("read target: %w", err)
 	}
-	var names map[resource.Kind]map[string]bool
-	if n, ok := t.(Namer); ok {
-		if names, err = n.Names(ctx); err != nil {
-			return nil, nil, fmt.Errorf("read target names: %w", err)
-		}
+	names, err := readNames(ctx, t)
+	return current, names, err
+}
+
+// readNames reads the names of the kinds t owns, if it has them.
+func readNames(ctx context.Context, t Target) (map[resource.Kind]map[string]bool, error) {
+	n, ok := t.(Namer)
+	if !ok {
+		return nil, nil
 	}
-	return current, names, nil
+	names, err := n.Names(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read target names: %w", err)
+	}
+	return names, nil
 }
 
 // build plans the desired objects sc plans against the current ones it

@@ -128,13 +128,13 @@ func TestNarrowedSyncMatchesFull(t *testing.T) {
 			pol.AllowMassDelete = true
 			mc := neutron.MapConfig{Site: "a11", NamespacePerNetwork: perNetwork}
 			s := New(Config{Map: mc, Policy: pol}, src, store)
-			if _, err := s.Sync(ctx, nil); err != nil {
+			if _, err := s.Sync(ctx, Request{}); err != nil {
 				t.Fatalf("full sync: %v", err)
 			}
 			var ids []string
 			src.snap, ids = randomEvents(r, src.snap)
 			before := ownedKeys(t, store, owner)
-			if _, err := s.Sync(ctx, Networks(ids)); err != nil {
+			if _, err := s.Sync(ctx, Request{Networks: ids}); err != nil {
 				t.Fatalf("narrowed sync of %v: %v", ids, err)
 			}
 			mc.KnownGroups = map[string]bool{"g1": true, "g2": true, "g3": true}
@@ -145,7 +145,7 @@ func TestNarrowedSyncMatchesFull(t *testing.T) {
 					t.Errorf("narrowed sync of %v deleted %s, which the full mapping still produces", ids, o.Key())
 				}
 			}
-			out, err := s.Sync(ctx, nil)
+			out, err := s.Sync(ctx, Request{})
 			if err != nil {
 				t.Fatalf("full sync after narrowed: %v", err)
 			}

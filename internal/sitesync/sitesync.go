@@ -8,8 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
+	"time"
 
+	"github.com/ipsync/ipsync/internal/changelog"
+	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
@@ -24,17 +28,44 @@ type Source interface {
 	ReadNetworks(ctx context.Context, ids []string) (*neutron.Snapshot, error)
 }
 
+// ChangeSource is a Source that can tell which networks changed since a
+// time (Neutron's changed_since); neutron.ErrNoChangeFilter says it cannot.
+type ChangeSource interface {
+	ChangedNetworks(ctx context.Context, since time.Time) ([]string, error)
+}
+
+// Follower is a target that can keep what it read up to date from its
+// change log between whole reads (see changelog.Follower).
+type Follower interface {
+	Follow(ctx context.Context) ([]resource.Object, error)
+	Refresh(ctx context.Context) ([]resource.Object, changelog.Stats, error)
+	Sweep(ctx context.Context) ([]resource.Object, []changelog.Miss, error)
+}
+
+// counter is a side that counts the requests it sent.
+type counter interface{ Requests() int64 }
+
 // Config is one site's sync.
 type Config struct {
 	Map    neutron.MapConfig // KnownGroups is filled from the target on every run
 	Policy plan.Policy
 	// DryRun plans and reports without writing.
 	DryRun bool
+	// Notified says Neutron's notifications reach the agent, which then
+	// syncs the networks they name: a sync of the whole site need not read
+	// Neutron whole to learn of a change, nor of a delete.
+	Notified bool
+	Log      *slog.Logger
+	Clock    clock.Clock
 }
 
-// Networks asks for a sync narrowed to these Neutron networks; empty asks
-// for a full sync.
-type Networks []string
+// Request is what one sync covers: the networks Neutron's notifications
+// named; else the whole site, read by what changed since the last sync
+// where each side can tell; or with Sweep, the whole site read whole.
+type Request struct {
+	Networks []string
+	Sweep    bool
+}
 
 // Outcome is what one sync did. A nil Plan means nothing was concluded for
 // the whole site: a side could not be read, or the sync was narrowed.
@@ -42,6 +73,14 @@ type Outcome struct {
 	Plan   *plan.Plan
 	Writes int
 	Drift  drift.Owner
+	// Reads, Objects and Whole are per side ("neutron", "target"): the
+	// requests sent, the objects read, and whether the side was read whole.
+	Reads   map[string]int
+	Objects map[string]int
+	Whole   map[string]bool
+	// Misses are, per side, what a sweep found that reading by changes had
+	// missed.
+	Misses map[string][]string
 }
 
 // UnreachableError is a sync that could not read a side ("neutron",
@@ -55,23 +94,39 @@ func (e *UnreachableError) Error() string { return e.Side + " unreachable: " + e
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // Syncer keeps the last Neutron snapshot: a narrowed sync maps it, patched
-// with the named networks as Neutron has them now, in whole.
+// with the named networks as Neutron has them now, in whole. A target that
+// is a Follower keeps its own view between whole reads.
 type Syncer struct {
 	cfg    Config
 	source Source
 	target reconcile.Target
 
-	mu   sync.Mutex // one sync at a time; guards last
+	mu sync.Mutex // one sync at a time; guards the rest
+	// last is Neutron as the last successful sync saw it.
 	last *neutron.Snapshot
+	// lastRead is when the last successful sync of the whole site began,
+	// by our clock: changed_since asks from there, less changelog.Overlap
+	// for the two clocks' disagreement and late commits.
+	lastRead time.Time
+	// following says the target's view is up to date as of the last sync.
+	following bool
+	// noChangedSince remembers a Neutron that refused changed_since.
+	noChangedSince bool
 }
 
 // New returns a Syncer.
 func New(cfg Config, source Source, target reconcile.Target) *Syncer {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real()
+	}
 	return &Syncer{cfg: cfg, source: source, target: target}
 }
 
-// Sync reads both sides, plans and writes. With no networks named, or
-// before the first full sync, it syncs the whole site.
+// Sync reads both sides, plans and writes, as req asks. Before the first
+// successful sync every request is a sweep.
 //
 // A narrowed sync maps the whole site, the last snapshot with the named
 // networks read anew, because names, namespaces and which of two records
@@ -79,50 +134,172 @@ func New(cfg Config, source Source, target reconcile.Target) *Syncer {
 // the objects the named networks account for now or did before; an object
 // the whole mapping still produces is updated to its winner, never
 // deleted, and no other network's objects are touched.
-func (s *Syncer) Sync(ctx context.Context, nets Networks) (Outcome, error) {
+//
+// A sync of the whole site plans every object, on the target's view
+// brought up to date from its change log and on the last snapshot patched
+// with the networks Neutron says changed (changed_since) or, when neither
+// that nor notifications tell of changes, on a whole read of Neutron.
+func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var snap *neutron.Snapshot
-	sc := scope.Scope{}
-	if len(nets) > 0 && s.last != nil {
-		fresh, err := s.source.ReadNetworks(ctx, nets)
-		if err != nil {
-			return Outcome{}, &UnreachableError{Side: "neutron", Err: err}
-		}
-		snap = replace(s.last, nets, fresh)
-		// Without the target's groups the footprint may hold VLANs of
-		// groups it lacks: more than needed, never less.
-		sc.Only = neutron.Footprint(s.cfg.Map, nets, s.last, snap)
+	out := Outcome{Reads: map[string]int{}, Objects: map[string]int{}, Whole: map[string]bool{}, Misses: map[string][]string{}}
+	sweep := req.Sweep || s.last == nil
+	narrowed := len(req.Networks) > 0 && !sweep
+	started := s.cfg.Clock.Now()
+	before := map[string]int64{"neutron": requests(s.source), "target": requests(s.target)}
+	defer func() {
+		out.Reads["neutron"] = int(requests(s.source) - before["neutron"])
+		out.Reads["target"] = int(requests(s.target) - before["target"])
+	}()
+
+	snap, sc, err := s.readNeutron(ctx, req, sweep, narrowed, &out)
+	if err != nil {
+		return out, &UnreachableError{Side: "neutron", Err: err}
+	}
+	current, err := s.readTarget(ctx, sweep, &out)
+	if err != nil {
+		return out, &UnreachableError{Side: "nautobot", Err: err}
 	}
 	var report neutron.Report
 	desired := func(ctx context.Context, current []resource.Object) ([]resource.Object, error) {
-		if snap == nil {
-			var err error
-			if snap, err = s.source.Read(ctx); err != nil {
-				return nil, &UnreachableError{Side: "neutron", Err: err}
-			}
-		}
 		mc := s.cfg.Map
 		mc.KnownGroups = KnownGroups(current)
 		objs, r := neutron.Map(snap, mc)
 		report = r
+		if sweep && s.last != nil && s.neutronFollowed() {
+			prev, _ := neutron.Map(s.last, mc)
+			for _, m := range changelog.CompareBy(prev, objs, func(o resource.Object) string { return o.Key().String() }) {
+				out.Misses["neutron"] = append(out.Misses["neutron"], m.String())
+			}
+		}
 		return objs, nil
 	}
-	r, err := reconcile.Make(ctx, s.target, desired, s.cfg.Policy, sc)
+	r, err := reconcile.MakeFrom(ctx, s.target, current, desired, s.cfg.Policy, sc)
 	if err != nil {
-		if _, ok := errors.AsType[*UnreachableError](err); ok {
-			return Outcome{}, err
-		}
-		return Outcome{}, &UnreachableError{Side: "nautobot", Err: err}
+		s.following = false
+		return out, &UnreachableError{Side: "nautobot", Err: err}
 	}
-	out, err := s.apply(ctx, r, report)
+	res, err := s.apply(ctx, r, report)
+	out.Plan, out.Writes, out.Drift = res.Plan, res.Writes, res.Drift
 	if err == nil {
 		s.last = snap
+		if !narrowed {
+			s.lastRead = started
+		}
 	}
 	if sc.Only != nil {
 		out.Plan = nil // a part of the site: the agent keeps the full drift it has
 	}
 	return out, err
+}
+
+// neutronFollowed says whether the last snapshot was kept up to date by
+// what Neutron tells of changes rather than read whole every sync.
+func (s *Syncer) neutronFollowed() bool {
+	_, cs := s.source.(ChangeSource)
+	return s.cfg.Notified || (cs && !s.noChangedSince)
+}
+
+// readNeutron reads what req needs of Neutron, and the scope of the plan.
+func (s *Syncer) readNeutron(ctx context.Context, req Request, sweep, narrowed bool, out *Outcome) (*neutron.Snapshot, scope.Scope, error) {
+	switch {
+	case narrowed:
+		fresh, err := s.source.ReadNetworks(ctx, req.Networks)
+		if err != nil {
+			return nil, scope.Scope{}, err
+		}
+		snap := replace(s.last, req.Networks, fresh)
+		out.Objects["neutron"] = records(fresh)
+		// Without the target's groups the footprint may hold VLANs of
+		// groups it lacks: more than needed, never less.
+		return snap, scope.Scope{Only: neutron.Footprint(s.cfg.Map, req.Networks, s.last, snap)}, nil
+	case !sweep:
+		if cs, ok := s.source.(ChangeSource); ok && !s.noChangedSince && !s.lastRead.IsZero() {
+			ids, err := cs.ChangedNetworks(ctx, s.lastRead.Add(-changelog.Overlap))
+			switch {
+			case errors.Is(err, neutron.ErrNoChangeFilter):
+				s.noChangedSince = true
+				s.cfg.Log.Info("neutron refuses changed_since: syncs of the whole site learn of its changes from notifications, or read it whole", "notified", s.cfg.Notified)
+			case err != nil:
+				return nil, scope.Scope{}, err
+			default:
+				fresh, err := s.source.ReadNetworks(ctx, ids)
+				if err != nil {
+					return nil, scope.Scope{}, err
+				}
+				out.Objects["neutron"] = records(fresh)
+				return replace(s.last, ids, fresh), scope.Scope{}, nil
+			}
+		}
+		if s.cfg.Notified {
+			return s.last, scope.Scope{}, nil
+		}
+	}
+	snap, err := s.source.Read(ctx)
+	if err != nil {
+		return nil, scope.Scope{}, err
+	}
+	out.Whole["neutron"] = true
+	out.Objects["neutron"] = records(snap)
+	return snap, scope.Scope{}, nil
+}
+
+// readTarget reads the target's objects: by its change log where it
+// keeps one and can follow it, else whole.
+func (s *Syncer) readTarget(ctx context.Context, sweep bool, out *Outcome) ([]resource.Object, error) {
+	f, ok := s.target.(Follower)
+	if !ok {
+		out.Whole["target"] = true
+		current, err := s.target.List(ctx)
+		out.Objects["target"] = len(current)
+		return current, err
+	}
+	if !sweep && s.following {
+		current, st, err := f.Refresh(ctx)
+		if err == nil {
+			out.Objects["target"] = st.Read
+			return current, nil
+		}
+		s.cfg.Log.Info("target read whole: its change log cannot be followed", "reason", err)
+	}
+	s.following = false
+	out.Whole["target"] = true
+	var (
+		current []resource.Object
+		misses  []changelog.Miss
+		err     error
+	)
+	if sweep {
+		current, misses, err = f.Sweep(ctx)
+	} else {
+		current, err = f.Follow(ctx)
+	}
+	if _, unreadable := errors.AsType[*changelog.UnreadableError](err); unreadable {
+		s.cfg.Log.Warn("target read whole every sync: its change log cannot be read (does the token allow viewing object changes?)", "err", err)
+		current, err = s.target.List(ctx)
+		out.Objects["target"] = len(current)
+		return current, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.following = true
+	out.Objects["target"] = len(current)
+	for _, m := range misses {
+		out.Misses["target"] = append(out.Misses["target"], m.String())
+	}
+	return current, nil
+}
+
+func requests(side any) int64 {
+	if c, ok := side.(counter); ok {
+		return c.Requests()
+	}
+	return 0
+}
+
+func records(s *neutron.Snapshot) int {
+	return len(s.Networks) + len(s.Segments) + len(s.Subnets) + len(s.Ports) + len(s.Ranges)
 }
 
 func (s *Syncer) apply(ctx context.Context, r *reconcile.Result, report neutron.Report) (Outcome, error) {

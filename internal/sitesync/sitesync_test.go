@@ -83,7 +83,7 @@ func TestFullThenNarrowed(t *testing.T) {
 	pol := plan.DefaultPolicy(owner)
 	s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: pol}, src, store)
 
-	out, err := s.Sync(ctx, nil)
+	out, err := s.Sync(ctx, Request{})
 	if err != nil {
 		t.Fatalf("full sync: %v", err)
 	}
@@ -93,7 +93,7 @@ func TestFullThenNarrowed(t *testing.T) {
 
 	// n1 is deleted in Neutron; the notification names it.
 	src.snap = snapshot("n2")
-	out, err = s.Sync(ctx, Networks{"n1"})
+	out, err = s.Sync(ctx, Request{Networks: []string{"n1"}})
 	if err != nil {
 		t.Fatalf("narrowed sync: %v", err)
 	}
@@ -109,7 +109,7 @@ func TestFullThenNarrowed(t *testing.T) {
 	}
 
 	// A narrowed sync of an unchanged network writes nothing.
-	if out, err := s.Sync(ctx, Networks{"n2"}); err != nil || out.Writes != 0 {
+	if out, err := s.Sync(ctx, Request{Networks: []string{"n2"}}); err != nil || out.Writes != 0 {
 		t.Errorf("unchanged narrowed sync = %d writes, %v", out.Writes, err)
 	}
 }
@@ -120,12 +120,12 @@ func TestUnreachableSidesDeleteNothing(t *testing.T) {
 	store := memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"})
 	src := &fakeNeutron{snap: snapshot("n1")}
 	s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner)}, src, store)
-	if _, err := s.Sync(ctx, nil); err != nil {
+	if _, err := s.Sync(ctx, Request{}); err != nil {
 		t.Fatal(err)
 	}
 	before := keys(t, store, owner)
 	src.err = errors.New("connection refused")
-	_, err := s.Sync(ctx, nil)
+	_, err := s.Sync(ctx, Request{})
 	var ue *UnreachableError
 	if !errors.As(err, &ue) || ue.Side != "neutron" {
 		t.Errorf("Sync with Neutron down = %v, want neutron unreachable", err)
@@ -156,7 +156,7 @@ func TestLeaksSayWhatIsSynced(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner)}, &fakeNeutron{snap: tt.snap}, tt.store)
-			out, err := s.Sync(context.Background(), nil)
+			out, err := s.Sync(context.Background(), Request{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,322 @@
+package sitesync
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ipsync/ipsync/internal/nautobot"
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/netbox"
+	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
+	"github.com/ipsync/ipsync/internal/neutron"
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/reconcile"
+	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
+)
+
+// realTarget is a real Nautobot or NetBox as the randomized test uses it.
+type realTarget struct {
+	target func(sc scope.Scope) reconcile.Target
+	// call sends a request as a person editing the target would.
+	call func(ctx context.Context, method, path string, query url.Values, in, out any) error
+}
+
+// eachRealTarget runs fn against every real Nautobot and NetBox the
+// environment names.
+func eachRealTarget(t *testing.T, fn func(t *testing.T, g realTarget)) {
+	nbtest.EachReal(t, func(t *testing.T, s *nbtest.Server) {
+		c, err := nautobot.New(nautobot.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Bootstrap(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		fn(t, realTarget{target: func(sc scope.Scope) reconcile.Target { return c.Target(sc) },
+			call: func(ctx context.Context, method, path string, query url.Values, in, out any) error {
+				_, err := c.Call(ctx, method, path, query, in, out)
+				return err
+			}})
+	})
+	t.Run("netbox", func(t *testing.T) {
+		s := netboxtest.New(t)
+		c, err := netbox.New(netbox.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Bootstrap(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		fn(t, realTarget{target: func(sc scope.Scope) reconcile.Target { return c.Target(sc) },
+			call: func(ctx context.Context, method, path string, query url.Values, in, out any) error {
+				_, err := c.Call(ctx, method, path, query, in, out)
+				return err
+			}})
+	})
+}
+
+// liveNetwork is a network the randomized test made, as it stands.
+type liveNetwork struct {
+	id, subnet string
+	vid, third int      // its VLAN id; the third octet of its /24
+	ports      []string // port ids
+	next       int      // the next host address to give a port
+}
+
+// liveSite is one site's side of the randomized test: its Neutron, how
+// that Neutron tells of changes, and what the test made there.
+type liveSite struct {
+	name, physnet string
+	vids          []int // free VLAN ids of physnet
+	neutron       *realNeutron
+	// changedSince: this Neutron answers changed_since, so only deletes
+	// are told as events; otherwise every change is.
+	changedSince bool
+	run          int
+	nets         []*liveNetwork
+}
+
+// TestRealIncrementalEqualsWhole makes random changes to real Neutrons
+// (networks, ports, renames, deletes) and hand edits to a real target
+// (descriptions, deletes of ipsync's objects), restarts the sync now and
+// then with changes made while it was down, and after every step checks
+// that syncing by changes left nothing to do: a sweep that reads both
+// sides whole writes nothing and finds nothing the change logs missed.
+// One site's Neutron tells of changes by notifications only (filter
+// validation on, as Neutron starts by default), the other's by
+// changed_since (started with NEUTRON_FILTER_VALIDATION=false) and of
+// deletes by notifications.
+func TestRealIncrementalEqualsWhole(t *testing.T) {
+	seed := uint64(20261203)
+	if s := os.Getenv("IPSYNC_RANDOM_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	steps := 8
+	if s := os.Getenv("IPSYNC_RANDOM_STEPS"); s != "" {
+		fmt.Sscan(s, &steps)
+	}
+	eachRealTarget(t, func(t *testing.T, g realTarget) {
+		sites := []*liveSite{{name: "a11", physnet: "a11-12-network", vids: vidRange(180, 199),
+			neutron: neutronAt(t, "IPSYNC_NEUTRON_URL", "the randomized incremental test")}}
+		if os.Getenv("IPSYNC_NEUTRON_B_CHANGED_SINCE") != "1" {
+			t.Fatal("set IPSYNC_NEUTRON_URL_B to a Neutron started with NEUTRON_FILTER_VALIDATION=false and IPSYNC_NEUTRON_B_CHANGED_SINCE=1")
+		}
+		sites = append(sites, &liveSite{name: "b22", physnet: "b22-1-network", vids: vidRange(280, 298), changedSince: true,
+			neutron: neutronAt(t, "IPSYNC_NEUTRON_URL_B", "the randomized incremental test")})
+		for _, site := range sites {
+			t.Run(site.name, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(seed, uint64(len(site.name))))
+				t.Logf("seed %d (IPSYNC_RANDOM_SEED repeats a run)", seed)
+				runRandomSite(t, g, site, rng, steps)
+			})
+		}
+	})
+}
+
+func vidRange(lo, hi int) []int {
+	var out []int
+	for v := lo; v <= hi; v++ {
+		out = append(out, v)
+	}
+	return out
+}
+
+func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, steps int) {
+	ctx := context.Background()
+	site.removeLeftovers()
+	owner := resource.NeutronOwner(site.name)
+	sc := scope.Site(owner, site.name, []string{site.physnet})
+	static := resource.StaticOwner("random-test")
+	seed := []resource.Object{&resource.Namespace{M: resource.Meta{Owner: static}, Name: site.name},
+		&resource.VLANGroup{M: resource.Meta{Owner: static}, Name: site.physnet}}
+	p := plan.Make(seed, nil, plan.DefaultPolicy(static))
+	if _, err := g.target(scope.Static(static)).Apply(ctx, p.Changes); err != nil {
+		t.Fatalf("seed the site's namespace and group: %v", err)
+	}
+	newSyncer := func() *Syncer {
+		src, err := neutron.NewReader(ctx, neutron.Config{Endpoint: site.neutron.base, Auth: neutron.AuthNoauth}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return New(Config{Map: neutron.MapConfig{Site: site.name, Namespace: site.name}, Policy: plan.DefaultPolicy(owner),
+			Notified: true}, src, g.target(sc))
+	}
+	s := newSyncer()
+	sweep := func(step string) {
+		t.Helper()
+		out, err := s.Sync(ctx, Request{Sweep: true})
+		if err != nil {
+			t.Fatalf("%s: sweep: %v", step, err)
+		}
+		if out.Writes > 0 || len(out.Misses["neutron"])+len(out.Misses["target"]) > 0 {
+			t.Errorf("%s: the sweep wrote %d objects and found missed by following changes: neutron %q, target %q",
+				step, out.Writes, out.Misses["neutron"], out.Misses["target"])
+		}
+	}
+	if _, err := s.Sync(ctx, Request{Sweep: true}); err != nil {
+		t.Fatalf("first sweep: %v", err)
+	}
+	for i := range steps {
+		op, touched := site.randomChange(t, g, rng)
+		step := fmt.Sprintf("step %d (%s)", i, op)
+		if op == "restart" {
+			// A change while no sync runs, picked up by the restarted one.
+			s = nil
+			_, touched = site.randomNeutronChange(t, rng)
+			s = newSyncer()
+		}
+		// What the agent does: a sync of the networks events named, then
+		// the periodic one of the whole site, by what changed.
+		if len(touched) > 0 && s.last != nil {
+			if _, err := s.Sync(ctx, Request{Networks: touched}); err != nil {
+				t.Fatalf("%s: sync of %v: %v", step, touched, err)
+			}
+		}
+		out, err := s.Sync(ctx, Request{})
+		if err != nil {
+			t.Fatalf("%s: periodic sync: %v", step, err)
+		}
+		t.Logf("%s: periodic sync read whole %v, requests %v, objects %v, wrote %d", step, out.Whole, out.Reads, out.Objects, out.Writes)
+		sweep(step)
+	}
+}
+
+// randomChange makes one random change and returns what it was and the
+// networks an agent's events would name.
+func (site *liveSite) randomChange(t *testing.T, g realTarget, rng *rand.Rand) (string, []string) {
+	switch rng.IntN(6) {
+	case 0:
+		return "restart", nil
+	case 1:
+		return site.handEdit(t, g, rng)
+	default:
+		return site.randomNeutronChange(t, rng)
+	}
+}
+
+// randomNeutronChange creates, grows, shrinks, renames or deletes a
+// network. Events name the network changed; where changed_since tells of
+// changes, only deletes are.
+func (site *liveSite) randomNeutronChange(t *testing.T, rng *rand.Rand) (string, []string) {
+	n := site.neutron
+	op := rng.IntN(5)
+	if len(site.nets) == 0 || (op == 0 && len(site.vids) > 0) {
+		site.run++
+		vid := site.vids[rng.IntN(len(site.vids))]
+		site.vids = slices.DeleteFunc(site.vids, func(v int) bool { return v == vid })
+		net := &liveNetwork{vid: vid, third: vid - 150, next: 10}
+		net.id = n.create("networks", map[string]any{"name": fmt.Sprintf("rand-%s-%d", site.name, vid), "tenant_id": "p1",
+			"provider:network_type": "vlan", "provider:physical_network": site.physnet, "provider:segmentation_id": vid})
+		net.subnet = n.create("subnets", map[string]any{"network_id": net.id, "cidr": net.cidr(), "ip_version": 4, "tenant_id": "p1"})
+		site.addPort(net)
+		site.nets = append(site.nets, net)
+		return "network created", site.told(false, net.id)
+	}
+	net := site.nets[rng.IntN(len(site.nets))]
+	switch {
+	case op == 1 || op == 0:
+		site.addPort(net)
+		return "port added", site.told(false, net.id)
+	case op == 2 && len(net.ports) > 0:
+		i := rng.IntN(len(net.ports))
+		n.remove("ports", net.ports[i])
+		net.ports = slices.Delete(net.ports, i, i+1)
+		return "port deleted", site.told(true, net.id)
+	case op == 3:
+		n.call(http.MethodPut, "/networks/"+net.id, map[string]any{"network": map[string]any{"name": fmt.Sprintf("rand-%s-%d-r%d", site.name, net.vid, rng.IntN(100))}}, nil)
+		return "network renamed", site.told(false, net.id)
+	default:
+		for _, p := range net.ports {
+			n.remove("ports", p)
+		}
+		n.remove("networks", net.id)
+		site.nets = slices.DeleteFunc(site.nets, func(x *liveNetwork) bool { return x == net })
+		site.vids = append(site.vids, net.vid)
+		return "network deleted", site.told(true, net.id)
+	}
+}
+
+// told is the networks an event names for a change: every change's where
+// notifications are the only word, only deletes' where changed_since
+// tells the rest.
+func (site *liveSite) told(deleted bool, id string) []string {
+	if site.changedSince && !deleted {
+		return nil
+	}
+	return []string{id}
+}
+
+func (net *liveNetwork) cidr() string { return fmt.Sprintf("10.200.%d.0/24", net.third) }
+
+func (site *liveSite) addPort(net *liveNetwork) {
+	ip := fmt.Sprintf("10.200.%d.%d", net.third, net.next)
+	net.next++
+	net.ports = append(net.ports, site.neutron.create("ports", map[string]any{"network_id": net.id, "tenant_id": "p1",
+		"fixed_ips": []map[string]any{{"subnet_id": net.subnet, "ip_address": ip}}}))
+}
+
+// handEdit changes or deletes one of ipsync's objects in the target, as a
+// person would; the change log tells the sync, which puts it back.
+func (site *liveSite) handEdit(t *testing.T, g realTarget, rng *rand.Rand) (string, []string) {
+	ctx := context.Background()
+	var page struct {
+		Results []struct {
+			ID any `json:"id"`
+		} `json:"results"`
+	}
+	kinds := []string{"/api/ipam/vlans/", "/api/ipam/prefixes/", "/api/ipam/ip-addresses/"}
+	path := kinds[rng.IntN(len(kinds))]
+	if err := g.call(ctx, http.MethodGet, path, url.Values{"cf_ipsync_owner": {"neutron:" + site.name}, "limit": {"1000"}}, nil, &page); err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Results) == 0 {
+		return "hand edit: nothing to edit", nil
+	}
+	id := fmt.Sprint(page.Results[rng.IntN(len(page.Results))].ID)
+	if path == "/api/ipam/ip-addresses/" && rng.IntN(2) == 0 {
+		if err := g.call(ctx, http.MethodDelete, path+id+"/", nil, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		return "hand delete of an address", nil
+	}
+	if err := g.call(ctx, http.MethodPatch, path+id+"/", nil, map[string]any{"description": fmt.Sprintf("by hand %d", rng.IntN(1000))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return "hand edit of " + path, nil
+}
+
+// removeLeftovers deletes the networks a run stopped half way left behind,
+// whose VLAN ids this run would take.
+func (site *liveSite) removeLeftovers() {
+	var nets struct {
+		Networks []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"networks"`
+	}
+	site.neutron.call(http.MethodGet, "/networks?fields=id&fields=name", nil, &nets)
+	for _, n := range nets.Networks {
+		if !strings.HasPrefix(n.Name, "rand-"+site.name+"-") {
+			continue
+		}
+		var ports struct {
+			Ports []struct {
+				ID string `json:"id"`
+			} `json:"ports"`
+		}
+		site.neutron.call(http.MethodGet, "/ports?fields=id&network_id="+n.ID, nil, &ports)
+		for _, p := range ports.Ports {
+			site.neutron.remove("ports", p.ID)
+		}
+		site.neutron.remove("networks", n.ID)
+	}
+}
