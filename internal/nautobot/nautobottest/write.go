@@ -83,7 +83,7 @@ func (h *Handler) create(w http.ResponseWriter, q *request, t *table) {
 		writeErrorList(w, q, errs)
 		return
 	}
-	h.st.begin()
+	h.st.begin(newChangeRequest(t.def.ct, false))
 	for _, r := range recs {
 		if e := h.save(t, r, nil); len(e) > 0 {
 			h.st.rollback()
@@ -161,10 +161,12 @@ func (h *Handler) save(t *table, r, old *record) errorDict {
 		r.created = now
 		r.updated = now
 		h.st.insert(r)
+		h.st.logChange(actionCreate, r)
 	} else {
 		r.updated = now
 		h.st.replace(old, r)
 		r = old // replace keeps the stored pointer
+		h.st.logChange(actionUpdate, r)
 	}
 	if t.def.after != nil {
 		if e := t.def.after(h.st, r, old); len(e) > 0 {
@@ -210,7 +212,7 @@ func (h *Handler) updateDetail(w http.ResponseWriter, q *request, t *table, r *r
 	}
 	m, e := asObject(items[0])
 	if e == nil {
-		h.st.begin()
+		h.st.begin(newChangeRequest(t.def.ct, true))
 		if e = h.updateOne(t, r, m, q, q.r.Method == http.MethodPatch); len(e) > 0 {
 			h.st.rollback()
 		} else {
@@ -291,7 +293,7 @@ func (h *Handler) bulkUpdate(w http.ResponseWriter, q *request, t *table) {
 	if !ok {
 		return
 	}
-	h.st.begin()
+	h.st.begin(newChangeRequest(t.def.ct, false))
 	for _, r := range found {
 		if e := h.updateOne(t, r, data[r.id], q, q.r.Method == http.MethodPatch); len(e) > 0 {
 			h.st.rollback()
@@ -312,7 +314,7 @@ func (h *Handler) bulkDelete(w http.ResponseWriter, q *request, t *table) {
 	if !ok {
 		return
 	}
-	h.st.begin()
+	h.st.begin(newChangeRequest(t.def.ct, false))
 	for _, r := range found {
 		if msg := h.deleteOne(r); msg != "" {
 			h.st.rollback()
@@ -325,8 +327,8 @@ func (h *Handler) bulkDelete(w http.ResponseWriter, q *request, t *table) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (h *Handler) deleteDetail(w http.ResponseWriter, q *request, _ *table, r *record) {
-	h.st.begin()
+func (h *Handler) deleteDetail(w http.ResponseWriter, q *request, t *table, r *record) {
+	h.st.begin(newChangeRequest(t.def.ct, true))
 	if msg := h.deleteOne(r); msg != "" {
 		h.st.rollback()
 		writeDetail(w, http.StatusConflict, q.version.String(), msg)
@@ -355,6 +357,9 @@ func (h *Handler) deleteOne(r *record) string {
 		slices.Sort(parts)
 		return fmt.Sprintf("Unable to delete object. %d dependent objects were found: %s", len(deps), strings.Join(parts, ", "))
 	}
+	h.st.logChange(actionDelete, r)
+	// A prefix's location assignments go with it, unlogged: Django logs
+	// no cascade of a many-to-many link.
 	for _, a := range append([]*record(nil), h.st.assignments[r.id]...) {
 		h.st.remove(a)
 	}
