@@ -2,6 +2,7 @@ package nautobottest
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,6 +39,30 @@ func (h *Handler) objectChanges(w http.ResponseWriter, q *request, id string) {
 		writeErrors(w, q, errs)
 		return
 	}
+	matched := h.matchingChanges(query, preds)
+	pg := h.page(q, len(matched))
+	pg.write(w, q, &e.w, func() {
+		for _, c := range matched[pg.lo:pg.hi] {
+			h.encodeChange(e, c)
+		}
+	})
+}
+
+// matchingChanges are the changes passing preds, in the order sort asks
+// for. They are kept until the next write, so that reading n pages of
+// the log costs one scan, not n.
+func (h *Handler) matchingChanges(query url.Values, preds []func(*change) bool) []*change {
+	var keys []string
+	for p, values := range query {
+		if !h.nonFilter(p) || p == "sort" {
+			keys = append(keys, p+"="+strings.Join(values, "\x00"))
+		}
+	}
+	slices.Sort(keys)
+	key := strings.Join(keys, "&")
+	if got, ok := h.st.changeCache[key]; ok {
+		return got
+	}
 	var matched []*change
 	for _, c := range h.st.changes {
 		if all(preds, c) {
@@ -45,12 +70,8 @@ func (h *Handler) objectChanges(w http.ResponseWriter, q *request, id string) {
 		}
 	}
 	sortChanges(matched, query.Get("sort"))
-	pg := h.page(q, len(matched))
-	pg.write(w, q, &e.w, func() {
-		for _, c := range matched[pg.lo:pg.hi] {
-			h.encodeChange(e, c)
-		}
-	})
+	h.st.changeCache[key] = matched
+	return matched
 }
 
 // sortChanges orders changes, oldest first as logged, by the sort

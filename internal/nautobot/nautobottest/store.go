@@ -58,9 +58,10 @@ type store struct {
 	now  func() time.Time
 	last time.Time
 
-	changes []*change     // the change log, oldest first
-	types   []contentType // the content types the server knows
-	userID  string        // the one user every token belongs to
+	changes     []*change            // the change log, oldest first
+	changeCache map[string][]*change // list queries of the log, per gen
+	types       []contentType        // the content types the server knows
+	userID      string               // the one user every token belongs to
 
 	// version is the Nautobot version the server claims, for what
 	// differs between release lines.
@@ -89,6 +90,7 @@ func newStore(now func() time.Time, version apiVersion, defs []*kindDef) *store 
 		refs:        map[string]int{},
 		assignments: map[string][]*record{},
 		cache:       map[string][]*record{},
+		changeCache: map[string][]*change{},
 		now:         now,
 	}
 	for _, d := range defs {
@@ -144,6 +146,7 @@ func (s *store) rollback() {
 func (s *store) changed() {
 	s.gen++
 	clear(s.cache)
+	clear(s.changeCache)
 	s.cfs = nil
 }
 
