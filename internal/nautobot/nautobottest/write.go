@@ -166,12 +166,17 @@ func (h *Handler) save(t *table, r, old *record) errorDict {
 		r.updated = now
 		h.st.replace(old, r)
 		r = old // replace keeps the stored pointer
-		h.st.logChange(actionUpdate, r)
 	}
 	if t.def.after != nil {
 		if e := t.def.after(h.st, r, old); len(e) > 0 {
 			return e
 		}
+	}
+	if old != nil {
+		// Logged after the side effects: a record's place in the log is
+		// where its request first changed the object, and Nautobot unlinks
+		// a prefix's old locations (logging it) before saving it.
+		h.st.logChange(actionUpdate, r)
 	}
 	return nil
 }
