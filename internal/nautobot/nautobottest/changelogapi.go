@@ -210,10 +210,11 @@ func fAction(values []string) (func(*change) bool, string) {
 }
 
 // fChangedType is ContentTypeFilter: one "app.model", the last given,
-// matched without regard to case; one that names no type matches nothing.
+// matched without regard to case; one that names no type matches nothing,
+// an empty one filters nothing.
 func fChangedType(values []string) (func(*change) bool, string) {
 	want := strings.ToLower(values[len(values)-1])
-	return func(c *change) bool { return c.ct == want }, ""
+	return func(c *change) bool { return want == "" || c.ct == want }, ""
 }
 
 // fChangedTypeID selects by content type id. On 3.x it is a multiple
@@ -252,10 +253,15 @@ func (s *store) contentTypeByID(v string) (contentType, bool) {
 }
 
 // fTime is a time lookup. Django's DateTimeFilter takes the last value
-// given; naive times are the server's zone, UTC.
+// given, and an empty one filters nothing; naive times are the server's
+// zone, UTC.
 func fTime(cmp func(changed, t time.Time) bool) func([]string) (func(*change) bool, string) {
 	return func(values []string) (func(*change) bool, string) {
-		t, ok := parseFormTime(values[len(values)-1])
+		v := values[len(values)-1]
+		if v == "" {
+			return func(*change) bool { return true }, ""
+		}
+		t, ok := parseFormTime(v)
 		if !ok {
 			return nil, "Enter a valid date/time."
 		}
