@@ -50,7 +50,7 @@ func catalog(line3, bgp bool) []contentType {
 		}
 		return id24
 	}
-	all := []contentType{
+	cts := []contentType{
 		{pick(1, 1), "circuits", "circuit", "circuit"},
 		{pick(46, 36), "contenttypes", "contenttype", "content type"},
 		{pick(3, 3), "dcim", "device", "device"},
@@ -73,13 +73,34 @@ func catalog(line3, bgp bool) []contentType {
 		{pick(9, 9), "virtualization", "virtualmachine", "virtual machine"},
 	}
 	if bgp {
-		return all
+		return cts
 	}
-	out := all[:0:0]
-	for _, c := range all {
+	out := cts[:0:0]
+	for _, c := range cts {
 		if c.appLabel != "nautobot_bgp_models" {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// contentType is the catalog's entry for ct.
+func (s *store) contentType(ct string) contentType {
+	for _, c := range s.types {
+		if c.name() == ct {
+			return c
+		}
+	}
+	app, model, _ := strings.Cut(ct, ".")
+	return contentType{appLabel: app, model: model, verbose: model}
+}
+
+// contentTypeByID is the catalog's entry with id v.
+func (s *store) contentTypeByID(v string) (contentType, bool) {
+	for _, c := range s.types {
+		if strconv.Itoa(c.id) == v {
+			return c, true
+		}
+	}
+	return contentType{}, false
 }

@@ -2,7 +2,6 @@ package nautobottest
 
 import (
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,13 +11,13 @@ const pathContentTypes = "extras/content-types"
 
 // contentTypeFilters are ContentTypeFilterSet's filters the emulator
 // serves.
-func contentTypeFilters() map[string]func(values []string) (func(contentType) bool, string) {
-	exact := func(get func(contentType) string) func([]string) (func(contentType) bool, string) {
+func contentTypeFilters() map[string]listFilter[contentType] {
+	exact := func(get func(contentType) string) listFilter[contentType] {
 		return func(values []string) (func(contentType) bool, string) {
 			return func(c contentType) bool { return slices.Contains(values, get(c)) }, ""
 		}
 	}
-	return map[string]func([]string) (func(contentType) bool, string){
+	return map[string]listFilter[contentType]{
 		"app_label": exact(func(c contentType) string { return c.appLabel }),
 		"model":     exact(func(c contentType) string { return c.model }),
 		"id": func(values []string) (func(contentType) bool, string) {
@@ -71,7 +70,7 @@ func (h *Handler) contentTypes(w http.ResponseWriter, q *request, id string) {
 	}
 	var matched []contentType
 	for _, c := range h.st.types {
-		if all(preds, c) {
+		if matchesAll(preds, c) {
 			matched = append(matched, c)
 		}
 	}
@@ -95,48 +94,4 @@ func (h *Handler) encodeContentType(e *encoder, c contentType) {
 	e.field("app_label", c.appLabel)
 	e.field("model", c.model)
 	e.w.close('}')
-}
-
-// readOnly answers 405 to a write on a read-only endpoint and reports
-// whether the request may go on.
-func readOnly(w http.ResponseWriter, q *request) bool {
-	if m := q.r.Method; m == http.MethodGet || m == http.MethodHead {
-		return true
-	}
-	writeDetail(w, http.StatusMethodNotAllowed, q.version.String(), `Method "`+q.r.Method+`" not allowed.`)
-	return false
-}
-
-// strictFilters builds the predicates of a query's filters, with
-// "Unknown filter field" for any the filter set lacks, as strict
-// filtering answers.
-func strictFilters[T any](query url.Values, nonFilter func(string) bool, set map[string]func([]string) (func(T) bool, string)) ([]func(T) bool, errorDict) {
-	errs := errorDict{}
-	var preds []func(T) bool
-	for p, values := range query {
-		if nonFilter(p) {
-			continue
-		}
-		f := set[p]
-		if f == nil {
-			errs.add(p, "Unknown filter field")
-			continue
-		}
-		pred, msg := f(values)
-		if msg != "" {
-			errs.add(p, msg)
-			continue
-		}
-		preds = append(preds, pred)
-	}
-	return preds, errs
-}
-
-func all[T any](preds []func(T) bool, v T) bool {
-	for _, p := range preds {
-		if !p(v) {
-			return false
-		}
-	}
-	return true
 }
