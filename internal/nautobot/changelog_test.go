@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
@@ -91,6 +92,50 @@ func TestChangeLogOnEmulator(t *testing.T) {
 				}
 				if !slices.Equal(short, c.want) {
 					t.Errorf("%s: Since(%v, %v) = %q, want %q", c.name, c.types, c.since.Time, short, c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestChangeLogCutShort checks that a read of the log that the server
+// cuts short fails instead of returning part of the log, and that a
+// passing fault is retried: the cursor trusts Since to return every
+// change.
+func TestChangeLogCutShort(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault nautobottest.Fault
+		fails bool
+	}{
+		{"pages end early", nautobottest.Fault{EndEarly: true}, true},
+		{"the count is off", nautobottest.Fault{CountDelta: 1}, true},
+		{"a 503 once", nautobottest.Fault{Status: http.StatusServiceUnavailable, Times: 1}, false},
+		{"a truncated page once", nautobottest.Fault{Truncate: true, Times: 1}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, func(c *Config) { c.PageSize = 2 }, false)
+			ctx := context.Background()
+			log := &changeLog{c: e.c, t: &httpapi.Tally{}}
+			for i := range 5 {
+				if _, err := e.c.Call(ctx, http.MethodPost, "/api/ipam/namespaces/", nil, map[string]any{"name": fmt.Sprint("ns", i)}, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tc.fault.Method, tc.fault.PathPrefix = http.MethodGet, pathObjectChanges
+			e.srv.Emulator().Inject(tc.fault)
+			got, err := log.Since(ctx, []string{"ipam.namespace"}, time.Time{})
+			switch {
+			case tc.fails && err == nil:
+				t.Errorf("Since = %d entries, want an error", len(got))
+			case !tc.fails && err != nil:
+				t.Errorf("Since: %v, want the five creates", err)
+			case !tc.fails && len(got) != 5:
+				t.Errorf("Since = %d entries, want 5", len(got))
+			case !tc.fails:
+				// Three pages of two, one of them twice.
+				if n := e.srv.Requests(http.MethodGet, pathObjectChanges); n != 4 {
+					t.Errorf("read the log in %d requests, want 4", n)
 				}
 			}
 		})
