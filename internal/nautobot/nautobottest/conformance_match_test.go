@@ -49,6 +49,12 @@ type (
 	hasM string
 	// perLine: the value differs between release lines.
 	perLine struct{ v3, v24 any }
+	// orderedM: a list whose elements' field is in ascending order, or
+	// descending with desc.
+	orderedM struct {
+		field string
+		desc  bool
+	}
 )
 
 var (
@@ -140,6 +146,18 @@ func (r *run) match(v any, ok bool, want any) string {
 		if reflect.DeepEqual(v, normalize(r.substAny(w.v))) {
 			return fmt.Sprintf("%s, want anything else", show(v))
 		}
+	case orderedM:
+		list, isList := v.([]any)
+		if !isList {
+			return fmt.Sprintf("%s, want a list", show(v))
+		}
+		for i := 1; i < len(list); i++ {
+			a, _ := lookup(list[i-1], w.field)
+			b, _ := lookup(list[i], w.field)
+			if c := compareValue(a, b); c > 0 && !w.desc || c < 0 && w.desc {
+				return fmt.Sprintf("[%d].%s %s comes before [%d].%s %s, want %s", i-1, w.field, show(a), i, w.field, show(b), r.describe(want))
+			}
+		}
 	case hasM:
 		s, isStr := v.(string)
 		if !isStr || !strings.Contains(s, r.subst(string(w))) {
@@ -195,6 +213,11 @@ func (r *run) describe(want any) string {
 		return fmt.Sprintf("a string containing %q", r.subst(string(w)))
 	case notM:
 		return "anything but " + show(r.substAny(w.v))
+	case orderedM:
+		if w.desc {
+			return "a list by " + w.field + ", descending"
+		}
+		return "a list by " + w.field
 	case []any, map[string]any:
 		return fmt.Sprintf("%v", want)
 	}

@@ -159,7 +159,8 @@ var seedPaths = map[string]string{
 
 // subst fills placeholders: {{sfx}} is the run's random suffix, {{base}}
 // the target's base URL, {{uuid:x}} a fresh UUID named x, {{kind:name}}
-// the id of a seed object (e.g. {{location:a11}}), {{x}} a saved variable.
+// the id of a seed object (e.g. {{location:a11}}), {{ct:app.model}} the
+// id of a content type, {{x}} a saved variable.
 func (r *run) subst(s string) string {
 	return placeholder.ReplaceAllStringFunc(s, func(m string) string {
 		name := m[2 : len(m)-2]
@@ -173,6 +174,9 @@ func (r *run) subst(s string) string {
 		if ok && kind == "uuid" {
 			r.vars[name] = uuid.NewString()
 			return r.vars[name]
+		}
+		if ok && kind == "ct" {
+			return r.contentTypeID(key)
 		}
 		if p := seedPaths[kind]; ok && p != "" {
 			return r.seedID(kind, p, key)
@@ -198,6 +202,26 @@ func (r *run) seedID(kind, path, name string) string {
 	}
 	r.seed[k] = s
 	return s
+}
+
+// contentTypeID is the server's id of content type "app.model".
+func (r *run) contentTypeID(name string) string {
+	k := "ct:" + name
+	if id, ok := r.seed[k]; ok {
+		return id
+	}
+	app, model, _ := strings.Cut(name, ".")
+	got, err := r.tg.do(http.MethodGet, "/api/extras/content-types/?app_label="+url.QueryEscape(app)+"&model="+url.QueryEscape(model), nil, nil)
+	if err != nil || got.status != http.StatusOK {
+		r.t.Fatalf("look up content type %s: %v %d %.300s", name, err, got.status, got.raw)
+	}
+	id, _ := lookup(got.body, "results.0.id")
+	n, isNum := id.(float64)
+	if c, _ := lookup(got.body, "count"); c != float64(1) || !isNum {
+		r.t.Fatalf("look up content type %s: want exactly one, got %.300s", name, got.raw)
+	}
+	r.seed[k] = strconv.Itoa(int(n))
+	return r.seed[k]
 }
 
 // num is a number in a body or expectation: variable name plus add, e.g.

@@ -26,7 +26,7 @@ func TestConformance(t *testing.T) {
 			}
 			before := inventory(t, tg)
 			seed := map[string]string{}
-			for _, sc := range conformanceScenarios() {
+			for _, sc := range append(conformanceScenarios(), changeLogScenarios()...) {
 				t.Run(sc.name, func(t *testing.T) { runScenario(t, tg, seed, sc) })
 			}
 			if after := inventory(t, tg); after != before {

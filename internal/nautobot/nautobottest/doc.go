@@ -4,8 +4,10 @@
 // line): token auth, version negotiation in the Accept header, limit/offset
 // pagination, strict filtering, bulk create/update/delete that are
 // all-or-none, model validation with DRF-shaped error bodies, 500s where
-// Nautobot lets an exception through, computed prefix and IP parents, and
-// the nautobot-bgp-models app's autonomous systems.
+// Nautobot lets an exception through, computed prefix and IP parents, the
+// nautobot-bgp-models app's autonomous systems, and the change log
+// (/api/extras/object-changes/, one record per object and request, written
+// in the request's transaction) with the content types its filters name.
 //
 // Faults (latency, 5xx bursts, 429 with Retry-After, connection resets,
 // truncated or short pages) can be switched on per test at runtime, and
@@ -29,6 +31,10 @@
 //     ipsync never reads (natural_slug, computed_fields, relationships,
 //     vrfs, rir) are absent or approximated, and there are no circuit
 //     providers, so an autonomous system's provider can only be null.
+//   - The change log's object_data and object_data_v2 both hold the
+//     object as the API shows it at depth 0, with relative urls; every
+//     token is one user, "admin". /api/extras/content-types/ lists only
+//     the types below, with the ids 3.2.7 and 2.4.44 give them.
 //   - Statuses, tags and roles know only the content types the emulator
 //     serves, plus dcim.device, dcim.interface, circuits.circuit and
 //     virtualization.virtualmachine; filter lookups such as name__ic are

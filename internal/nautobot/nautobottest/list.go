@@ -53,53 +53,13 @@ func (h *Handler) list(w http.ResponseWriter, q *request, t *table) {
 		matched = shuffleTies(h.st, t, matched)
 	}
 
-	count := len(matched)
-	limit := h.limit(query)
-	offset, err := strconv.Atoi(query.Get("offset"))
-	if err != nil || offset < 0 {
-		offset = 0
-	}
-	var page []*record
-	if offset < count {
-		end := count
-		if limit > 0 {
-			end = min(offset+limit, count)
-		}
-		page = matched[offset:end]
-	}
-
 	e := h.encoder(q)
-	reported := count
-	next, prev := "", ""
-	if limit > 0 {
-		if offset+limit < count {
-			next = h.pageURL(q, limit, offset+limit)
+	pg := h.page(q, len(matched))
+	pg.write(w, q, &e.w, func() {
+		for _, r := range matched[pg.lo:pg.hi] {
+			e.record(r)
 		}
-		if offset > 0 {
-			prev = h.pageURL(q, limit, max(offset-limit, 0))
-		}
-	}
-	if q.f != nil {
-		if q.f.EndEarly {
-			next = ""
-		}
-		reported += q.f.CountDelta
-	}
-	e.w.open('{')
-	e.w.key("count")
-	e.w.int(int64(reported))
-	e.w.key("next")
-	e.w.strOrNull(next)
-	e.w.key("previous")
-	e.w.strOrNull(prev)
-	e.w.key("results")
-	e.w.open('[')
-	for _, r := range page {
-		e.record(r)
-	}
-	e.w.close(']')
-	e.w.close('}')
-	writeJSON(w, http.StatusOK, q.version.String(), e.w.b)
+	})
 }
 
 // limit follows OptionalLimitOffsetPagination: no or a bad limit gives

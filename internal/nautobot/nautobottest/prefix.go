@@ -82,11 +82,14 @@ func prefixKind() *kindDef {
 			if r.setLocation {
 				r.setLocation = false
 				for _, a := range append([]*record(nil), s.assignments[r.id]...) {
+					s.logChange(actionDelete, a)
 					s.remove(a)
 				}
 				if r.newLocation != "" {
 					now := s.stamp()
-					s.insert(&record{ct: ctPrefixLoc, id: uuid.NewString(), created: now, updated: now, prefix: r.id, location: r.newLocation})
+					a := &record{ct: ctPrefixLoc, id: uuid.NewString(), created: now, updated: now, prefix: r.id, location: r.newLocation}
+					s.insert(a)
+					s.logChange(actionCreate, a)
 				}
 			}
 			return nil

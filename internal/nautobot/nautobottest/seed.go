@@ -35,7 +35,7 @@ type SeedData struct {
 func (h *Handler) Seed(d SeedData) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.st.begin()
+	h.st.begin(nil)
 	if err := h.seed(d); err != nil {
 		h.st.rollback()
 		return err

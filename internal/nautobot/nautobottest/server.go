@@ -141,6 +141,14 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, f *Fault) {
 	path = strings.TrimSuffix(path, "/")
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if id, ok := below(path, pathObjectChanges); ok {
+		h.objectChanges(w, req, strings.ToLower(id))
+		return
+	}
+	if id, ok := below(path, pathContentTypes); ok {
+		h.contentTypes(w, req, id)
+		return
+	}
 	if t := h.tableAt(path); t != nil {
 		h.serveList(w, req, t)
 		return
@@ -152,6 +160,16 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, f *Fault) {
 		}
 	}
 	writeDetail(w, http.StatusNotFound, vs, "Not found.")
+}
+
+// below reports whether path is the list at coll or one of its objects,
+// and which ("" for the list).
+func below(path, coll string) (string, bool) {
+	if path == coll {
+		return "", true
+	}
+	id, ok := strings.CutPrefix(path, coll+"/")
+	return id, ok && id != "" && !strings.Contains(id, "/")
 }
 
 func (h *Handler) tableAt(path string) *table {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // table holds the records of one kind.
@@ -48,12 +50,18 @@ type store struct {
 	assignments map[string][]*record // prefix id -> its location assignments
 
 	undo  []func()
-	gen   uint64 // bumped by every commit; list caches are valid for one gen
+	req   *changeRequest // the request the open transaction runs for, nil outside one
+	gen   uint64         // bumped by every commit; list caches are valid for one gen
 	cache map[string][]*record
 	cfs   map[string][]*record // content type -> custom fields, per gen
 
 	now  func() time.Time
 	last time.Time
+
+	changes     []*change            // the change log, oldest first
+	changeCache map[string][]*change // list queries of the log, per gen
+	types       []contentType        // the content types the server knows
+	userID      string               // the one user every token belongs to
 
 	// version is the Nautobot version the server claims, for what
 	// differs between release lines.
@@ -82,11 +90,14 @@ func newStore(now func() time.Time, version apiVersion, defs []*kindDef) *store 
 		refs:        map[string]int{},
 		assignments: map[string][]*record{},
 		cache:       map[string][]*record{},
+		changeCache: map[string][]*change{},
 		now:         now,
 	}
 	for _, d := range defs {
 		s.tables[d.ct] = &table{def: d, byID: map[string]*record{}, byKey: map[string]*record{}}
 	}
+	s.types = catalog(version.atLeast(3, 0), s.tables[ctASN] != nil)
+	s.userID = uuid.NewString()
 	return s
 }
 
@@ -110,10 +121,16 @@ func (s *store) get(ct, id string) *record {
 	return nil
 }
 
-func (s *store) begin() { s.undo = s.undo[:0] }
+// begin opens a transaction for req, whose writes are logged in the
+// change log; nil logs none.
+func (s *store) begin(req *changeRequest) {
+	s.undo = s.undo[:0]
+	s.req = req
+}
 
 func (s *store) commit() {
 	s.undo = s.undo[:0]
+	s.req = nil
 	s.changed()
 }
 
@@ -122,12 +139,14 @@ func (s *store) rollback() {
 		s.undo[i]()
 	}
 	s.undo = s.undo[:0]
+	s.req = nil
 	s.changed()
 }
 
 func (s *store) changed() {
 	s.gen++
 	clear(s.cache)
+	clear(s.changeCache)
 	s.cfs = nil
 }
 

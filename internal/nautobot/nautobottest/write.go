@@ -83,7 +83,7 @@ func (h *Handler) create(w http.ResponseWriter, q *request, t *table) {
 		writeErrorList(w, q, errs)
 		return
 	}
-	h.st.begin()
+	h.st.begin(newChangeRequest(t.def.ct, false))
 	for _, r := range recs {
 		if e := h.save(t, r, nil); len(e) > 0 {
 			h.st.rollback()
@@ -161,6 +161,7 @@ func (h *Handler) save(t *table, r, old *record) errorDict {
 		r.created = now
 		r.updated = now
 		h.st.insert(r)
+		h.st.logChange(actionCreate, r)
 	} else {
 		r.updated = now
 		h.st.replace(old, r)
@@ -170,6 +171,12 @@ func (h *Handler) save(t *table, r, old *record) errorDict {
 		if e := t.def.after(h.st, r, old); len(e) > 0 {
 			return e
 		}
+	}
+	if old != nil {
+		// Logged after the side effects: a record's place in the log is
+		// where its request first changed the object, and Nautobot unlinks
+		// a prefix's old locations (logging it) before saving it.
+		h.st.logChange(actionUpdate, r)
 	}
 	return nil
 }
@@ -210,7 +217,7 @@ func (h *Handler) updateDetail(w http.ResponseWriter, q *request, t *table, r *r
 	}
 	m, e := asObject(items[0])
 	if e == nil {
-		h.st.begin()
+		h.st.begin(newChangeRequest(t.def.ct, true))
 		if e = h.updateOne(t, r, m, q, q.r.Method == http.MethodPatch); len(e) > 0 {
 			h.st.rollback()
 		} else {
@@ -291,7 +298,7 @@ func (h *Handler) bulkUpdate(w http.ResponseWriter, q *request, t *table) {
 	if !ok {
 		return
 	}
-	h.st.begin()
+	h.st.begin(newChangeRequest(t.def.ct, false))
 	for _, r := range found {
 		if e := h.updateOne(t, r, data[r.id], q, q.r.Method == http.MethodPatch); len(e) > 0 {
 			h.st.rollback()
@@ -312,7 +319,7 @@ func (h *Handler) bulkDelete(w http.ResponseWriter, q *request, t *table) {
 	if !ok {
 		return
 	}
-	h.st.begin()
+	h.st.begin(newChangeRequest(t.def.ct, false))
 	for _, r := range found {
 		if msg := h.deleteOne(r); msg != "" {
 			h.st.rollback()
@@ -325,8 +332,8 @@ func (h *Handler) bulkDelete(w http.ResponseWriter, q *request, t *table) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (h *Handler) deleteDetail(w http.ResponseWriter, q *request, _ *table, r *record) {
-	h.st.begin()
+func (h *Handler) deleteDetail(w http.ResponseWriter, q *request, t *table, r *record) {
+	h.st.begin(newChangeRequest(t.def.ct, true))
 	if msg := h.deleteOne(r); msg != "" {
 		h.st.rollback()
 		writeDetail(w, http.StatusConflict, q.version.String(), msg)
@@ -355,6 +362,9 @@ func (h *Handler) deleteOne(r *record) string {
 		slices.Sort(parts)
 		return fmt.Sprintf("Unable to delete object. %d dependent objects were found: %s", len(deps), strings.Join(parts, ", "))
 	}
+	h.st.logChange(actionDelete, r)
+	// A prefix's location assignments go with it, unlogged: Django logs
+	// no cascade of a many-to-many link.
 	for _, a := range append([]*record(nil), h.st.assignments[r.id]...) {
 		h.st.remove(a)
 	}
