@@ -26,10 +26,13 @@ func (c *Client) Target(sc scope.Scope) *Target { return &Target{c: c, scope: sc
 
 // List reads the objects in scope.
 func (t *Target) List(ctx context.Context) ([]resource.Object, error) {
-	objs, l, err := t.c.list(ctx, t.scope)
+	objs, r, err := t.c.list(ctx, t.scope)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.listed = l
+	t.listed = nil
+	if r != nil {
+		t.listed = r.m.l
+	}
 	return objs, err
 }
 
