@@ -19,6 +19,8 @@ type Target struct {
 	// listed are the lookups the last List read, until a Names takes
 	// them: the names a plan checks are those its objects were read with.
 	listed *lookups
+	// follow is set by Follow and kept by each Refresh that succeeds.
+	follow *following
 }
 
 // Target returns the client as a target reading sc.
