@@ -112,17 +112,22 @@ func (l *changeLog) Since(ctx context.Context, types []string, t time.Time) ([]c
 	out := make([]changelog.Entry, 0, len(got))
 	for _, w := range got {
 		out = append(out, w.entry())
-		if _, ok := l.byName[w.Type]; !ok {
-			continue
-		}
-		if l.newest[w.Type] == nil {
-			l.newest[w.Type] = map[int]wireChange{}
-		}
-		if o, ok := l.newest[w.Type][w.ObjectID]; !ok || w.after(o) {
-			l.newest[w.Type][w.ObjectID] = w
-		}
+		l.note(w)
 	}
 	return out, nil
+}
+
+// note keeps w if it is the newest record read of a lookup known by name.
+func (l *changeLog) note(w wireChange) {
+	if _, ok := l.byName[w.Type]; !ok {
+		return
+	}
+	if l.newest[w.Type] == nil {
+		l.newest[w.Type] = map[int]wireChange{}
+	}
+	if o, ok := l.newest[w.Type][w.ObjectID]; !ok || w.after(o) {
+		l.newest[w.Type][w.ObjectID] = w
+	}
 }
 
 // settle takes out of ch the lookups that still exist under the name lk
