@@ -14,4 +14,12 @@
 // Bulk writes are all or nothing in NetBox, and a refused one names its bad
 // objects (by index for creates, by id for updates and deletes), so they
 // are taken out and the rest is sent again, without bisection.
+//
+// A Target follows NetBox's change log (Follow, Refresh): after a whole
+// read it rereads only the objects the log names, through the same scoped
+// sweeps, and asks for a whole read again whenever the log cannot say
+// what changed (a lookup, a VRF or VLAN group renamed). Changes NetBox
+// makes without a record of their own (prefixes moved with their
+// location, objects changed outside an API request) are left to the
+// whole read an agent makes daily.
 package netbox

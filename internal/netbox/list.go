@@ -33,8 +33,9 @@ func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, e
 	return objs, err
 }
 
-// list is List, also returning the lookups it read them with.
-func (c *Client) list(ctx context.Context, sc scope.Scope) ([]resource.Object, *lookups, error) {
+// list is List, also returning the reading, whose mapper has the lookups
+// and names the objects were read with.
+func (c *Client) list(ctx context.Context, sc scope.Scope) ([]resource.Object, *reading, error) {
 	kinds, err := kindsOf(sc)
 	if err != nil {
 		return nil, nil, err
@@ -53,7 +54,7 @@ func (c *Client) list(ctx context.Context, sc scope.Scope) ([]resource.Object, *
 		return nil, nil, fmt.Errorf("read netbox: %w", err)
 	}
 	c.log.Debug("listed", "objects", len(objs), "requests", t.Reads())
-	return objs, l, nil
+	return objs, r, nil
 }
 
 // reading is one List in progress.
@@ -82,6 +83,17 @@ func (r *reading) query(k resource.Kind) (string, url.Values) {
 // read sweeps the kinds in scope. VRFs and VLAN groups are always read
 // whole: they are few, and other objects are named by them.
 func (r *reading) read(ctx context.Context) error {
+	if err := r.readNamed(ctx); err != nil {
+		return err
+	}
+	if err := r.readKinds(ctx, r.want, nil); err != nil {
+		return err
+	}
+	return r.resolve(ctx)
+}
+
+// readNamed reads every VRF and VLAN group, and learns their names.
+func (r *reading) readNamed(ctx context.Context) error {
 	if err := parallel.Run(ctx, r.c.cfg.Concurrency, []func(context.Context) error{
 		func(ctx context.Context) error {
 			p, q := r.query(resource.KindNamespace)
@@ -98,24 +110,38 @@ func (r *reading) read(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	var vrfIDs, groupIDs, locIDs []string
+	r.m.vrfs, r.m.groups = make(map[int]string, len(r.vrfs)), make(map[int]string, len(r.groups))
 	for _, v := range r.vrfs {
 		r.m.vrfs[v.ID] = v.Name
 		r.c.learn(resource.Key{Kind: resource.KindNamespace, Name: v.Name}, v.ID)
-		if slices.Contains(r.scope.Namespaces, v.Name) {
-			vrfIDs = append(vrfIDs, strconv.Itoa(v.ID))
-		}
-	}
-	if slices.Contains(r.scope.Namespaces, GlobalNamespace) {
-		vrfIDs = append(vrfIDs, "null")
 	}
 	for _, g := range r.groups {
 		r.m.groups[g.ID] = g.Name
 		r.c.learn(resource.Key{Kind: resource.KindVLANGroup, Name: g.Name}, g.ID)
-		if slices.Contains(r.scope.VLANGroups, g.Name) {
-			groupIDs = append(groupIDs, strconv.Itoa(g.ID))
+	}
+	return nil
+}
+
+// readKinds sweeps the scope's VLANs, prefixes, IP addresses and ASNs
+// among kinds; with ids, only those objects (a reread of changed ones),
+// through the same scope filters.
+func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[resource.Kind][]string) error {
+	var vrfIDs, groupIDs, locIDs []string
+	for id, name := range r.m.vrfs {
+		if slices.Contains(r.scope.Namespaces, name) {
+			vrfIDs = append(vrfIDs, strconv.Itoa(id))
 		}
 	}
+	slices.Sort(vrfIDs)
+	if slices.Contains(r.scope.Namespaces, GlobalNamespace) {
+		vrfIDs = append(vrfIDs, "null")
+	}
+	for id, name := range r.m.groups {
+		if slices.Contains(r.scope.VLANGroups, name) {
+			groupIDs = append(groupIDs, strconv.Itoa(id))
+		}
+	}
+	slices.Sort(groupIDs)
 	for _, name := range r.scope.Locations {
 		if id, ok := r.m.l.refs[resource.RefLocation].byName[name]; ok {
 			locIDs = append(locIDs, strconv.Itoa(id))
@@ -126,18 +152,21 @@ func (r *reading) read(ctx context.Context) error {
 	// A scope name that resolves to nothing matches nothing: NetBox
 	// answers 400 to a filter by an unknown id.
 	var tasks []func(context.Context) error
-	if r.wants(resource.KindVLAN) {
+	wants := func(k resource.Kind) bool { return slices.Contains(kinds, k) && (ids == nil || len(ids[k]) > 0) }
+	if wants(resource.KindVLAN) {
 		path, q := r.query(resource.KindVLAN)
 		if len(r.scope.VLANGroups) > 0 {
 			q["group_id"] = groupIDs
 		}
 		tasks = append(tasks, func(ctx context.Context) error {
 			var err error
-			r.vlans, err = sweepScoped[wireVLAN](ctx, r, path, q, len(r.scope.VLANGroups) > 0)
+			r.vlans, err = byChunks(ids, resource.KindVLAN, func(extra url.Values) ([]wireVLAN, error) {
+				return sweepScoped[wireVLAN](ctx, r, path, q, extra, len(r.scope.VLANGroups) > 0)
+			})
 			return err
 		})
 	}
-	if r.wants(resource.KindPrefix) {
+	if wants(resource.KindPrefix) {
 		path, q := r.query(resource.KindPrefix)
 		if len(r.scope.Namespaces) > 0 {
 			q["vrf_id"] = vrfIDs
@@ -148,33 +177,36 @@ func (r *reading) read(ctx context.Context) error {
 		narrowed := len(r.scope.Namespaces) > 0 || len(r.scope.Locations) > 0
 		tasks = append(tasks, func(ctx context.Context) error {
 			var err error
-			r.prefixes, err = sweepScoped[wirePrefix](ctx, r, path, q, narrowed)
+			r.prefixes, err = byChunks(ids, resource.KindPrefix, func(extra url.Values) ([]wirePrefix, error) {
+				return sweepScoped[wirePrefix](ctx, r, path, q, extra, narrowed)
+			})
 			return err
 		})
 	}
-	if r.wants(resource.KindIPAddress) {
+	if wants(resource.KindIPAddress) {
 		path, q := r.query(resource.KindIPAddress)
 		if len(r.scope.Namespaces) > 0 {
 			q["vrf_id"] = vrfIDs
 		}
 		tasks = append(tasks, func(ctx context.Context) error {
 			var err error
-			r.ips, err = sweepScoped[wireIP](ctx, r, path, q, len(r.scope.Namespaces) > 0)
+			r.ips, err = byChunks(ids, resource.KindIPAddress, func(extra url.Values) ([]wireIP, error) {
+				return sweepScoped[wireIP](ctx, r, path, q, extra, len(r.scope.Namespaces) > 0)
+			})
 			return err
 		})
 	}
-	if r.wants(resource.KindASN) {
+	if wants(resource.KindASN) {
 		path, q := r.query(resource.KindASN)
 		tasks = append(tasks, func(ctx context.Context) error {
 			var err error
-			r.asns, err = sweep[wireASN](ctx, r.c, path, q, r.t)
+			r.asns, err = byChunks(ids, resource.KindASN, func(extra url.Values) ([]wireASN, error) {
+				return sweep[wireASN](ctx, r.c, path, with(q, extra), r.t)
+			})
 			return err
 		})
 	}
-	if err := parallel.Run(ctx, r.c.cfg.Concurrency, tasks); err != nil {
-		return err
-	}
-	return r.resolve(ctx)
+	return parallel.Run(ctx, r.c.cfg.Concurrency, tasks)
 }
 
 // resolve fetches the VLANs that prefixes refer to when the VLAN sweep in

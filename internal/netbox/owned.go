@@ -20,18 +20,18 @@ func (b *base) common() *base { return b }
 // The owner's objects are found by the owner custom field and kept only
 // where they carry the marker tag too; NetBox ignores a filter by a
 // custom field not defined for the kind, so the kept objects are checked
-// either way.
+// either way. extra narrows both reads (a reread's ids).
 func sweepScoped[T any, PT interface {
 	*T
 	hasBase
-}](ctx context.Context, r *reading, path string, query url.Values, narrowed bool) ([]T, error) {
+}](ctx context.Context, r *reading, path string, query, extra url.Values, narrowed bool) ([]T, error) {
 	var out []T
 	empty := false
 	for _, v := range query {
 		empty = empty || len(v) == 0
 	}
 	if !empty {
-		got, err := sweep[T, PT](ctx, r.c, path, query, r.t)
+		got, err := sweep[T, PT](ctx, r.c, path, with(query, extra), r.t)
 		if err != nil {
 			return nil, err
 		}
@@ -41,7 +41,7 @@ func sweepScoped[T any, PT interface {
 		return out, nil
 	}
 	q := url.Values{"fields": query["fields"], "cf_" + r.c.cfg.OwnerField: {string(r.scope.Owner)}, "tag_id": {itoa(r.m.tag)}}
-	owned, err := sweep[T, PT](ctx, r.c, path, q, r.t)
+	owned, err := sweep[T, PT](ctx, r.c, path, with(q, extra), r.t)
 	if err != nil {
 		return nil, err
 	}

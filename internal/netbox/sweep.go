@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/resource"
 )
 
 // page is one answer of a list endpoint. In cursor mode count is null.
@@ -93,27 +95,58 @@ func readLabel(path string) string {
 	return "read netbox " + p[strings.LastIndexByte(p, '/')+1:]
 }
 
-// byIDs fetches the objects with the given ids, in chunks that keep URLs
-// short enough for the proxies in front of NetBox.
+// idsPerRead keeps a read by ids short enough for the proxies in front
+// of NetBox.
+const idsPerRead = 100
+
+// byIDs fetches the objects with the given ids.
 func byIDs[T any, PT interface {
 	*T
 	identified
 }](ctx context.Context, c *Client, path string, ids []int, query url.Values, t *httpapi.Tally) ([]T, error) {
-	const chunk = 100
 	var out []T
-	for lo := 0; lo < len(ids); lo += chunk {
+	for chunk := range slices.Chunk(ids, idsPerRead) {
 		q := url.Values{}
-		for k, v := range query {
-			q[k] = v
-		}
-		for _, id := range ids[lo:min(lo+chunk, len(ids))] {
+		for _, id := range chunk {
 			q.Add("id", strconv.Itoa(id))
 		}
-		got, err := sweep[T, PT](ctx, c, path, q, t)
+		got, err := sweep[T, PT](ctx, c, path, with(query, q), t)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, got...)
 	}
 	return out, nil
+}
+
+// byChunks runs read once with no extra filter when ids is nil (a whole
+// read), else once per chunk of kind's ids, filtered by them.
+func byChunks[T any](ids map[resource.Kind][]string, kind resource.Kind, read func(extra url.Values) ([]T, error)) ([]T, error) {
+	if ids == nil {
+		return read(nil)
+	}
+	var out []T
+	for chunk := range slices.Chunk(ids[kind], idsPerRead) {
+		got, err := read(url.Values{"id": chunk})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+// with is q with extra's filters added.
+func with(q, extra url.Values) url.Values {
+	if len(extra) == 0 {
+		return q
+	}
+	out := make(url.Values, len(q)+len(extra))
+	for k, v := range q {
+		out[k] = v
+	}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
 }

@@ -19,6 +19,8 @@ type Target struct {
 	// listed are the lookups the last List read, until a Names takes
 	// them: the names a plan checks are those its objects were read with.
 	listed *lookups
+	// follow is set by Follow and kept by each Refresh that succeeds.
+	follow *following
 }
 
 // Target returns the client as a target reading sc.
@@ -26,10 +28,13 @@ func (c *Client) Target(sc scope.Scope) *Target { return &Target{c: c, scope: sc
 
 // List reads the objects in scope.
 func (t *Target) List(ctx context.Context) ([]resource.Object, error) {
-	objs, l, err := t.c.list(ctx, t.scope)
+	objs, r, err := t.c.list(ctx, t.scope)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.listed = l
+	t.listed = nil
+	if r != nil {
+		t.listed = r.m.l
+	}
 	return objs, err
 }
 

@@ -1,0 +1,63 @@
+package netbox
+
+import (
+	"maps"
+	"testing"
+
+	"github.com/ipsync/ipsync/internal/changelog"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// TestSettle takes out of a change the lookups that still have the name
+// the last whole read knew them by, and only those.
+func TestSettle(t *testing.T) {
+	lk := &lookups{refs: map[resource.Kind]names{
+		resource.RefTag:    newNames([]named{{ID: 5, Name: "managed-by-ipsync"}, {ID: 6, Name: "ipsync-lease:static:deploy"}}),
+		resource.RefTenant: newNames([]named{{ID: 5, Name: "acme"}}),
+	}}
+	rec := func(typ string, id int, action, repr string) wireChange {
+		return wireChange{Type: typ, ObjectID: id, Action: choice{Value: action}, Repr: repr}
+	}
+	tests := []struct {
+		name    string
+		records []wireChange // in the order read
+		want    map[string]map[string]bool
+	}{
+		{"a tag's description rewritten", []wireChange{rec("extras.tag", 6, "update", "ipsync-lease:static:deploy")}, map[string]map[string]bool{}},
+		{"a tag renamed", []wireChange{rec("extras.tag", 5, "update", "managed")},
+			map[string]map[string]bool{"extras.tag": {"5": false}}},
+		{"a tag deleted", []wireChange{rec("extras.tag", 6, "delete", "ipsync-lease:static:deploy")},
+			map[string]map[string]bool{"extras.tag": {"6": true}}},
+		{"a tag created", []wireChange{rec("extras.tag", 7, "create", "new")},
+			map[string]map[string]bool{"extras.tag": {"7": false}}},
+		{"a tag renamed and renamed back", []wireChange{
+			{Type: "extras.tag", ID: 1, ObjectID: 5, Action: choice{Value: "update"}, Repr: "managed"},
+			{Type: "extras.tag", ID: 2, ObjectID: 5, Action: choice{Value: "update"}, Repr: "managed-by-ipsync"}},
+			map[string]map[string]bool{}},
+		{"a tenant edited, a tag renamed", []wireChange{rec("tenancy.tenant", 5, "update", "acme"), rec("extras.tag", 5, "update", "other")},
+			map[string]map[string]bool{"extras.tag": {"5": false}}},
+		{"a location edited keeping its name", []wireChange{rec("dcim.location", 5, "update", "acme")},
+			map[string]map[string]bool{"dcim.location": {"5": false}}},
+		{"a VLAN edited", []wireChange{rec("ipam.vlan", 5, "update", "acme")},
+			map[string]map[string]bool{"ipam.vlan": {"5": false}}},
+	}
+	c := &Client{cfg: Config{LocationScope: ScopeSite}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &changeLog{byName: c.lookupTypes(), newest: map[string]map[int]wireChange{}}
+			ch := changelog.Changes{Objects: map[string]map[string]bool{}}
+			for _, w := range tt.records {
+				l.note(w)
+				e := w.entry()
+				if ch.Objects[e.Type] == nil {
+					ch.Objects[e.Type] = map[string]bool{}
+				}
+				ch.Objects[e.Type][e.ObjectID] = e.Deleted
+			}
+			l.settle(ch, lk)
+			if !maps.EqualFunc(ch.Objects, tt.want, maps.Equal) {
+				t.Errorf("settle = %v, want %v", ch.Objects, tt.want)
+			}
+		})
+	}
+}
