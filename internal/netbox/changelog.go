@@ -11,7 +11,6 @@ import (
 
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
-	"github.com/ipsync/ipsync/internal/resource"
 )
 
 const pathObjectChanges = "/api/core/object-changes/"
@@ -41,12 +40,7 @@ func (w *wireChange) objectID() int { return w.ID }
 
 func (w *wireChange) entry() changelog.Entry {
 	return changelog.Entry{ID: strconv.Itoa(w.ID), Time: w.Time, Type: w.Type, ObjectID: strconv.Itoa(w.ObjectID),
-		Deleted: w.Action.Value == "delete"}
-}
-
-// after is whether w was recorded after o.
-func (w *wireChange) after(o wireChange) bool {
-	return w.Time.After(o.Time) || w.Time.Equal(o.Time) && w.ID > o.ID
+		Name: w.Repr, Deleted: w.Action.Value == "delete"}
 }
 
 // changeLog is NetBox's change log as a changelog.Log. Its
@@ -55,12 +49,6 @@ func (w *wireChange) after(o wireChange) bool {
 type changeLog struct {
 	c *Client
 	t *httpapi.Tally
-	// byName are the lookup types whose objects are known to other
-	// objects by name alone, with the lookups' kind they are kept under.
-	byName map[string]resource.Kind
-	// newest is the newest record of each such lookup that the last
-	// Since read, by type and id.
-	newest map[string]map[int]wireChange
 }
 
 func (l *changeLog) query(types []string) url.Values {
@@ -108,52 +96,9 @@ func (l *changeLog) Since(ctx context.Context, types []string, t time.Time) ([]c
 	if err != nil {
 		return nil, err
 	}
-	l.newest = map[string]map[int]wireChange{}
 	out := make([]changelog.Entry, 0, len(got))
 	for _, w := range got {
 		out = append(out, w.entry())
-		l.note(w)
 	}
 	return out, nil
-}
-
-// note keeps w if it is the newest record read of a lookup known by name.
-func (l *changeLog) note(w wireChange) {
-	if _, ok := l.byName[w.Type]; !ok {
-		return
-	}
-	if l.newest[w.Type] == nil {
-		l.newest[w.Type] = map[int]wireChange{}
-	}
-	if o, ok := l.newest[w.Type][w.ObjectID]; !ok || w.after(o) {
-		l.newest[w.Type][w.ObjectID] = w
-	}
-}
-
-// settle takes out of ch the lookups that still exist under the name lk
-// has for them: objects name them by name alone, so however else they
-// changed (a tag's description, rewritten by every renewal of the agent's
-// lease), every object reads as before. Any other change of a lookup is
-// left for the view to refuse.
-func (l *changeLog) settle(ch changelog.Changes, lk *lookups) {
-	for typ, ids := range ch.Objects {
-		kind, ok := l.byName[typ]
-		if !ok {
-			continue
-		}
-		for id := range ids {
-			n, err := strconv.Atoi(id)
-			if err != nil {
-				continue
-			}
-			w, ok := l.newest[typ][n]
-			known, had := lk.refs[kind].byID[n]
-			if ok && had && w.Action.Value != "delete" && w.Repr == known.Name {
-				delete(ids, id)
-			}
-		}
-		if len(ids) == 0 {
-			delete(ch.Objects, typ)
-		}
-	}
 }

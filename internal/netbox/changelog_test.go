@@ -8,7 +8,7 @@ import (
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
-// TestSettle takes out of a change the lookups that still have the name
+// TestSettle takes out of the changes the lookups that still have the name
 // the last whole read knew them by, and only those.
 func TestSettle(t *testing.T) {
 	lk := &lookups{refs: map[resource.Kind]names{
@@ -44,19 +44,19 @@ func TestSettle(t *testing.T) {
 	c := &Client{cfg: Config{LocationScope: ScopeSite}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := &changeLog{byName: c.lookupTypes(), newest: map[string]map[int]wireChange{}}
-			ch := changelog.Changes{Objects: map[string]map[string]bool{}}
-			for _, w := range tt.records {
-				l.note(w)
+			rr := rereader{last: &reading{m: &mapper{l: lk}}, lookups: c.lookupTypes()}
+			ch := changelog.Changes{Objects: map[string]map[string]bool{}, Names: map[string]map[string]string{}}
+			for _, w := range tt.records { // oldest first: the last name stays
 				e := w.entry()
 				if ch.Objects[e.Type] == nil {
-					ch.Objects[e.Type] = map[string]bool{}
+					ch.Objects[e.Type], ch.Names[e.Type] = map[string]bool{}, map[string]string{}
 				}
-				ch.Objects[e.Type][e.ObjectID] = e.Deleted
+				ch.Objects[e.Type][e.ObjectID] = ch.Objects[e.Type][e.ObjectID] || e.Deleted
+				ch.Names[e.Type][e.ObjectID] = e.Name
 			}
-			l.settle(ch, lk)
+			rr.Settle(ch)
 			if !maps.EqualFunc(ch.Objects, tt.want, maps.Equal) {
-				t.Errorf("settle = %v, want %v", ch.Objects, tt.want)
+				t.Errorf("Settle = %v, want %v", ch.Objects, tt.want)
 			}
 		})
 	}

@@ -13,42 +13,14 @@ import (
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
-// following is what a Target keeps to follow the change log after a whole
-// read: where the log stood, the objects as read since, and the reading
-// whose lookups and names they were mapped with.
-type following struct {
-	log    *changeLog
-	cursor *changelog.Cursor
-	view   *changelog.View
-	kinds  map[string]resource.Kind
-	last   *reading
-	// vlans are the ids of the VLANs the view holds.
-	vlans map[int]bool
-}
-
 // Follow reads the scope whole, as List does, having first noted where the
 // change log stands, so that Refresh can then bring what it read up to
 // date from the log alone.
 func (t *Target) Follow(ctx context.Context) ([]resource.Object, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.follow = nil
-	kinds, err := kindsOf(t.scope)
+	objs, err := t.follower.Follow(ctx)
 	if err != nil {
-		return nil, err
-	}
-	log := &changeLog{c: t.c, t: &httpapi.Tally{}, byName: t.c.lookupTypes()}
-	cursor := changelog.NewCursor(log, logTypes(log.byName), t.c.clock)
-	if err := cursor.Start(ctx); err != nil {
 		return nil, fmt.Errorf("read netbox: %w", err)
 	}
-	objs, r, err := t.c.list(ctx, t.scope)
-	if err != nil {
-		return nil, err
-	}
-	t.listed = r.m.l
-	t.follow = &following{log: log, cursor: cursor, view: changelog.NewView(toView(objs)), kinds: contentTypes(kinds), last: r,
-		vlans: vlanIDs(objs)}
 	return objs, nil
 }
 
@@ -56,44 +28,56 @@ func (t *Target) Follow(ctx context.Context) ([]resource.Object, error) {
 // log: it reads the log since the last Follow or Refresh and rereads the
 // objects it names. A *changelog.UntrustedError (a gap, a lagging commit,
 // a lookup changed, a VRF or VLAN group renamed) means Follow again; so
-// does any other error, after which the log is not followed until Follow.
+// does any other error.
 func (t *Target) Refresh(ctx context.Context) ([]resource.Object, changelog.Stats, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	f := t.follow
-	if f == nil {
-		return nil, changelog.Stats{}, &changelog.UntrustedError{Reason: "no whole read to follow on from"}
+	objs, st, err := t.follower.Refresh(ctx)
+	if err == nil {
+		// The names a plan checks are those the objects were read with.
+		t.mu.Lock()
+		t.listed = t.whole.m.l
+		t.mu.Unlock()
 	}
-	t.follow = nil
-	ch, err := f.cursor.Next(ctx)
-	if err != nil {
-		return nil, changelog.Stats{}, err
-	}
-	f.log.settle(ch, f.last.m.l)
-	st, err := f.view.Update(ctx, toViewChanges(ch, f.kinds), f.kinds, rereader{f})
-	if err != nil {
-		return nil, changelog.Stats{}, err
-	}
-	objs := fromView(f.view.Objects())
-	f.vlans = vlanIDs(objs)
-	t.listed = f.last.m.l
-	t.follow = f
-	return objs, st, nil
+	return objs, st, err
 }
 
-func vlanIDs(objs []resource.Object) map[int]bool {
-	out := map[int]bool{}
-	for _, o := range objs {
-		if o.Kind() == resource.KindVLAN {
-			if n, err := strconv.Atoi(o.Meta().ID); err == nil {
-				out[n] = true
-			}
-		}
+// Sweep reads the scope whole, as Follow does, and lists what following
+// the log had missed.
+func (t *Target) Sweep(ctx context.Context) ([]resource.Object, []changelog.Miss, error) {
+	objs, misses, err := t.follower.Sweep(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read netbox: %w", err)
 	}
-	return out
+	return objs, misses, nil
 }
 
-// contentTypes are the object types of kinds: those a view holds.
+// newFollower follows the log for t.
+func (t *Target) newFollower() *changelog.Follower {
+	kinds, err := kindsOf(t.scope)
+	if err != nil {
+		kinds = netboxKinds() // List refuses such a scope first
+	}
+	lookups := t.c.lookupTypes()
+	return changelog.NewFollower(followed{&changeLog{c: t.c, t: &httpapi.Tally{}}, t, lookups}, logTypes(lookups), contentTypes(kinds), t.c.clock)
+}
+
+// followed is the adapter a Target's follower reads through.
+type followed struct {
+	*changeLog
+	t       *Target
+	lookups map[string]resource.Kind
+}
+
+func (f followed) ReadWhole(ctx context.Context) ([]resource.Object, changelog.Rereader, error) {
+	objs, r, err := f.t.c.list(ctx, f.t.scope)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.t.mu.Lock()
+	f.t.listed, f.t.whole = r.m.l, r
+	f.t.mu.Unlock()
+	return objs, rereader{last: r, lookups: f.lookups}, nil
+}
+
 func contentTypes(kinds []resource.Kind) map[string]resource.Kind {
 	out := make(map[string]resource.Kind, len(kinds))
 	for _, k := range kinds {
@@ -135,12 +119,39 @@ func logTypes(lookups map[string]resource.Kind) []string {
 // rereader reads changed objects again with the lookups and names of the
 // last whole read, learning the VLANs that prefixes refer to which it
 // lacks.
-type rereader struct{ f *following }
 
-// Reread reads the objects with the view's ids.
-func (rr rereader) Reread(ctx context.Context, viewIDs map[resource.Kind][]string) ([]resource.Object, error) {
-	ids := fromViewIDs(viewIDs)
-	last := rr.f.last
+// rereader reads changed objects again with the lookups and names of a
+// whole read, learning the VLANs that prefixes refer to which it lacks.
+type rereader struct {
+	last    *reading
+	lookups map[string]resource.Kind
+}
+
+// Settle takes out of ch the lookups that still exist under the name the
+// whole read has for them: objects name them by name alone, so however
+// else they changed (a tag's description, rewritten by every renewal of
+// the agent's lease), every object reads as before. Any other change of a
+// lookup is left for the view to refuse.
+func (rr rereader) Settle(ch changelog.Changes) {
+	for typ, kind := range rr.lookups {
+		if kind == "" {
+			continue
+		}
+		for id, deleted := range ch.Objects[typ] {
+			n, err := strconv.Atoi(id)
+			if err != nil {
+				continue
+			}
+			if known, ok := rr.last.m.l.refs[kind].byID[n]; ok && !deleted && known.Name == ch.Names[typ][id] {
+				ch.Drop(typ, id)
+			}
+		}
+	}
+}
+
+// Reread reads the objects with the given ids again.
+func (rr rereader) Reread(ctx context.Context, ids map[resource.Kind][]string) ([]resource.Object, []resource.Key, error) {
+	last := rr.last
 	r := &reading{c: last.c, t: &httpapi.Tally{}, scope: last.scope, want: slices.Sorted(maps.Keys(ids)), m: last.m}
 	if len(ids[resource.KindNamespace]) > 0 || len(ids[resource.KindVLANGroup]) > 0 {
 		// VRFs and groups are read whole, as List reads them; one renamed
@@ -148,78 +159,80 @@ func (rr rereader) Reread(ctx context.Context, viewIDs map[resource.Kind][]strin
 		// everything in it, none of which is logged.
 		vrfs, groups := maps.Clone(r.m.vrfs), maps.Clone(r.m.groups)
 		if err := r.readNamed(ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for id, name := range vrfs {
 			if r.m.vrfs[id] != name {
-				return nil, &changelog.UntrustedError{Reason: fmt.Sprintf("VRF %s was renamed or deleted", name)}
+				return nil, nil, &changelog.UntrustedError{Reason: fmt.Sprintf("VRF %s was renamed or deleted", name)}
 			}
 		}
 		for id, name := range groups {
 			if r.m.groups[id] != name {
-				return nil, &changelog.UntrustedError{Reason: fmt.Sprintf("VLAN group %s was renamed or deleted", name)}
+				return nil, nil, &changelog.UntrustedError{Reason: fmt.Sprintf("VLAN group %s was renamed or deleted", name)}
 			}
 		}
 	}
 	// A VLAN read again may have been renumbered or have left the scope:
-	// prefixes naming it must learn it anew, as a whole read would.
+	// prefixes naming it learn it anew, as a whole read would, and the
+	// view rereads those naming its old key.
 	named := map[int]string{}
 	for _, id := range ids[resource.KindVLAN] {
 		if n, err := strconv.Atoi(id); err == nil {
-			if key, ok := r.m.vlans[n]; ok && !rr.f.vlans[n] {
+			if key, ok := r.m.vlans[n]; ok {
 				named[n] = key
 			}
 			delete(r.m.vlans, n)
 		}
 	}
 	if err := r.readKinds(ctx, r.want, ids); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := r.resolve(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := rr.strays(ctx, r, named); err != nil {
-		return nil, err
+	gone, err := r.strays(ctx, named)
+	if err != nil {
+		return nil, nil, err
 	}
 	objs, err := r.objects()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	asked := map[string]bool{}
+	asked := map[resource.Kind]map[string]bool{}
 	for k, list := range ids {
+		asked[k] = map[string]bool{}
 		for _, id := range list {
-			asked[viewID(k, id)] = true
+			asked[k][id] = true
 		}
 	}
-	return slices.DeleteFunc(toView(objs), func(o resource.Object) bool { return !asked[o.Meta().ID] }), nil
+	return slices.DeleteFunc(objs, func(o resource.Object) bool { return !asked[o.Kind()][o.Meta().ID] }), gone, nil
 }
 
-// strays checks the VLANs read again that the view does not hold but
-// prefixes in it name (one outside the scope's groups), with the keys
-// they were named by. The view rereads the objects naming a key only
-// when it held the key's object, so one of these renumbered or moved
-// would leave its prefixes naming it wrongly.
-func (rr rereader) strays(ctx context.Context, r *reading, named map[int]string) error {
-	var ids []int
+// strays learns the VLANs read again that the reread did not return (out
+// of the scope now, or gone) but that prefixes may name, and returns the
+// keys of those that changed: named had their keys before.
+func (r *reading) strays(ctx context.Context, named map[int]string) ([]resource.Key, error) {
+	var missing []int
 	for n := range named {
-		if r.m.vlans[n] == "" {
-			ids = append(ids, n)
+		if _, ok := r.m.vlans[n]; !ok {
+			missing = append(missing, n)
 		}
 	}
-	if len(ids) == 0 {
-		return nil
-	}
-	slices.Sort(ids)
-	vs, err := byIDs[wireVLAN](ctx, r.c, "/api/ipam/vlans/", ids, url.Values{"fields": {"id,group,vid"}}, r.t)
-	if err != nil {
-		return fmt.Errorf("vlans outside the scope: %w", err)
-	}
-	for _, v := range vs {
-		key := resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
-		if key != named[v.ID] {
-			return &changelog.UntrustedError{Reason: fmt.Sprintf("VLAN %s outside the scope, named by prefixes in it, is now %s", named[v.ID], key)}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		vs, err := byIDs[wireVLAN](ctx, r.c, "/api/ipam/vlans/", missing, url.Values{"fields": {"id,group,vid"}}, r.t)
+		if err != nil {
+			return nil, fmt.Errorf("vlans that left the scope: %w", err)
 		}
-		r.m.vlans[v.ID] = key
+		for _, v := range vs {
+			r.m.vlans[v.ID] = resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
+		}
 	}
-	return nil
+	var gone []resource.Key
+	for n, key := range named {
+		if r.m.vlans[n] != key {
+			gone = append(gone, resource.Key{Kind: resource.KindVLAN, Name: key})
+		}
+	}
+	return gone, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -19,12 +20,22 @@ type Target struct {
 	// listed are the lookups the last List read, until a Names takes
 	// them: the names a plan checks are those its objects were read with.
 	listed *lookups
-	// follow is set by Follow and kept by each Refresh that succeeds.
-	follow *following
+	// follower follows the change log for Follow, Refresh and Sweep;
+	// whole is the last whole read it made, whose names a Refresh's
+	// objects are read with.
+	follower *changelog.Follower
+	whole    *reading
 }
 
 // Target returns the client as a target reading sc.
-func (c *Client) Target(sc scope.Scope) *Target { return &Target{c: c, scope: sc} }
+func (c *Client) Target(sc scope.Scope) *Target {
+	t := &Target{c: c, scope: sc}
+	t.follower = t.newFollower()
+	return t
+}
+
+// Requests is how many requests the client has sent, retries included.
+func (t *Target) Requests() int64 { return t.c.api.Requests() }
 
 // List reads the objects in scope.
 func (t *Target) List(ctx context.Context) ([]resource.Object, error) {
