@@ -34,7 +34,7 @@ func TestStatusPageInABrowser(t *testing.T) {
 		// conditions
 		"<td>nautobot</td>", "nautobot unreachable: 502 Bad Gateway", "<td>rabbitmq</td>", "consuming amqp://rabbitmq.a11.example.net:5672/",
 		// the last runs, newest first
-		"<td>events 3</td>", "<td>full</td>", "neutron: 4",
+		"<td>events 3</td>", "<td>sweep</td>", "neutron: 4",
 		// the drift of the last full sync
 		"a11-12-network/101", "missing", "seg-7", "VLAN segment without ports",
 	} {
@@ -42,7 +42,7 @@ func TestStatusPageInABrowser(t *testing.T) {
 			t.Errorf("the browser's status page lacks %q:\n%s", want, dom)
 		}
 	}
-	if i, j := strings.Index(dom, "<td>events 3</td>"), strings.Index(dom, "<td>full</td>"); i < 0 || j < i {
+	if i, j := strings.Index(dom, "<td>events 3</td>"), strings.Index(dom, "<td>sweep</td>"); i < 0 || j < i {
 		t.Errorf("runs are not newest first")
 	}
 	chromium.Screenshot(t, srv.URL+"/", "status-page")
