@@ -8,6 +8,7 @@
 #   scripts/nautobot-up.sh stop    stop Nautobot, PostgreSQL and Redis of this state dir
 #   scripts/nautobot-up.sh url     print the URL of the running server
 #   scripts/nautobot-up.sh token   print its API token (40 characters)
+#   scripts/nautobot-up.sh shell   run the Python on stdin in its nautobot-server shell
 #
 # Env:
 #   NAUTOBOT_VERSION   3.2.7 (default; the 3.x line) or a 2.4.x (the LTM line)
@@ -206,8 +207,14 @@ start) start ;;
 stop) stop ;;
 url) if pidfile_running "$D/uwsgi.pid"; then echo "$URL"; else log "not running ($D)"; exit 1; fi ;;
 token) cat "$TOKEN" ;;
+shell)
+  # Runs the Python on stdin in the instance's nautobot-server shell, for
+  # loading benchmark data straight into the database.
+  nautobot_env
+  exec "$VENV/bin/nautobot-server" shell --interface python
+  ;;
 *)
-  echo "usage: $0 start|stop|url|token" >&2
+  echo "usage: $0 start|stop|url|token|shell" >&2
   exit 2
   ;;
 esac

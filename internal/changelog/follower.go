@@ -17,6 +17,13 @@ type Adapter interface {
 	ReadWhole(ctx context.Context) ([]resource.Object, Rereader, error)
 }
 
+// Reuser is an Adapter told when Refresh hands out the objects of its last
+// whole read again, brought up to date: a target whose plans check the
+// names its objects were read with (Names after List) keeps that read's.
+type Reuser interface {
+	Reused()
+}
+
 // Follower keeps one owner's objects in a target up to date from the
 // target's change log, between whole reads.
 type Follower struct {
@@ -84,6 +91,9 @@ func (f *Follower) refresh(ctx context.Context) ([]resource.Object, Stats, error
 	st, err := f.view.Update(ctx, ch, f.kinds, f.rr)
 	if err != nil {
 		return nil, Stats{}, err
+	}
+	if r, ok := f.adapter.(Reuser); ok {
+		r.Reused()
 	}
 	f.cursor = c
 	return f.view.Objects(), st, nil

@@ -243,3 +243,19 @@ func Snippet(b []byte) string {
 	}
 	return s
 }
+
+// With is q with extra's parameters added (extra's win); q itself is left
+// as it is.
+func With(q, extra url.Values) url.Values {
+	if len(extra) == 0 {
+		return q
+	}
+	out := make(url.Values, len(q)+len(extra))
+	for k, v := range q {
+		out[k] = v
+	}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
+}

@@ -126,7 +126,7 @@ func (l *changeLog) Newest(ctx context.Context, types []string) (changelog.Entry
 	if err != nil {
 		return changelog.Entry{}, false, err
 	}
-	q = with(url.Values{"sort": {"-time"}, "limit": {"1"}, "depth": {"0"}}, q)
+	q = httpapi.With(url.Values{"sort": {"-time"}, "limit": {"1"}, "depth": {"0"}}, q)
 	var p page[wireChange]
 	r := httpapi.Request{Method: http.MethodGet, Path: pathObjectChanges, Query: q, Tally: l.t,
 		Decode: func(b []byte) error { p = page[wireChange]{}; return json.Unmarshal(b, &p) }}
@@ -148,7 +148,7 @@ func (l *changeLog) Since(ctx context.Context, types []string, t time.Time) ([]c
 	if err != nil {
 		return nil, err
 	}
-	q = with(url.Values{}, q)
+	q = httpapi.With(url.Values{}, q)
 	if !t.IsZero() {
 		q.Set("time__gte", t.UTC().Format(time.RFC3339Nano))
 	}

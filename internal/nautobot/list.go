@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -154,7 +155,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 			q["vlan_group"] = groupIDs
 		}
 		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := byChunks(ids, resource.KindVLAN, func(extra url.Values) ([]wireVLAN, error) {
+			got, err := changelog.ByIDs(ids, resource.KindVLAN, idsPerRead, func(extra url.Values) ([]wireVLAN, error) {
 				return sweepScoped(ctx, r, "/api/ipam/vlans/", q, extra, len(r.scope.VLANGroups) > 0, sweep[wireVLAN])
 			})
 			r.vlans = got
@@ -171,7 +172,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 		}
 		narrowed := len(r.scope.Namespaces) > 0 || len(r.scope.Locations) > 0
 		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := byChunks(ids, resource.KindPrefix, func(extra url.Values) ([]wirePrefix, error) {
+			got, err := changelog.ByIDs(ids, resource.KindPrefix, idsPerRead, func(extra url.Values) ([]wirePrefix, error) {
 				return sweepScoped(ctx, r, "/api/ipam/prefixes/", q, extra, narrowed, r.sweepPrefixes)
 			})
 			r.prefixes = got
@@ -184,7 +185,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 			q["namespace"] = nsIDs
 		}
 		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := byChunks(ids, resource.KindIPAddress, func(extra url.Values) ([]wireIP, error) {
+			got, err := changelog.ByIDs(ids, resource.KindIPAddress, idsPerRead, func(extra url.Values) ([]wireIP, error) {
 				return sweepScoped(ctx, r, "/api/ipam/ip-addresses/", q, extra, len(r.scope.Namespaces) > 0, sweep[wireIP])
 			})
 			r.ips = got
@@ -193,7 +194,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 	}
 	if wants(resource.KindASN) {
 		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := byChunks(ids, resource.KindASN, func(extra url.Values) ([]wireASN, error) {
+			got, err := changelog.ByIDs(ids, resource.KindASN, idsPerRead, func(extra url.Values) ([]wireASN, error) {
 				return sweep[wireASN](ctx, r.c, "/api/plugins/bgp/autonomous-systems/", extra, r.t)
 			})
 			if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.Status == http.StatusNotFound {
@@ -210,23 +211,6 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 // idsPerRead keeps a reread's URLs short enough for the proxies in front
 // of Nautobot (a UUID is 36 characters).
 const idsPerRead = 100
-
-// byChunks runs read once with no extra filter when ids is nil (a whole
-// read), else once per chunk of kind's ids, filtered by them.
-func byChunks[T any](ids map[resource.Kind][]string, kind resource.Kind, read func(extra url.Values) ([]T, error)) ([]T, error) {
-	if ids == nil {
-		return read(nil)
-	}
-	var out []T
-	for chunk := range slices.Chunk(ids[kind], idsPerRead) {
-		got, err := read(url.Values{"id": chunk})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, got...)
-	}
-	return out, nil
-}
 
 // resolve fetches the VLANs that prefixes refer to and the prefixes that
 // parent IP addresses when the sweeps in scope did not include them.

@@ -29,7 +29,7 @@ func sweepScoped[T any, PT interface {
 		empty = empty || len(v) == 0
 	}
 	if !empty {
-		got, err := read(ctx, r.c, path, with(query, extra), r.t)
+		got, err := read(ctx, r.c, path, httpapi.With(query, extra), r.t)
 		if err != nil {
 			return nil, err
 		}
@@ -39,7 +39,7 @@ func sweepScoped[T any, PT interface {
 		return out, nil
 	}
 	q := url.Values{"cf_" + r.c.cfg.OwnerField: {string(r.scope.Owner)}}
-	owned, err := read(ctx, r.c, path, with(q, extra), r.t)
+	owned, err := read(ctx, r.c, path, httpapi.With(q, extra), r.t)
 	if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.Status == http.StatusBadRequest {
 		// The owner field is not defined for this kind: nothing of it
 		// can carry the marker.
@@ -59,19 +59,4 @@ func sweepScoped[T any, PT interface {
 		}
 	}
 	return out, nil
-}
-
-// with is q with extra's filters added.
-func with(q, extra url.Values) url.Values {
-	if len(extra) == 0 {
-		return q
-	}
-	out := url.Values{}
-	for k, v := range q {
-		out[k] = v
-	}
-	for k, v := range extra {
-		out[k] = v
-	}
-	return out
 }

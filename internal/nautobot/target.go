@@ -23,11 +23,12 @@ type Target struct {
 	// them: a plan reads List then Names, and the names it checks must
 	// be those its objects were read with, not a second read of them.
 	listed *lookups
-	// follower follows the change log for Follow, Refresh and Sweep;
-	// whole is the last whole read it made, whose names a Refresh's
-	// objects are read with.
-	follower *changelog.Follower
-	whole    *reading
+	// Follower follows the change log: Follow reads the scope whole,
+	// Refresh brings that read up to date from the log, Sweep reads it
+	// whole and says what following the log missed. whole is the last
+	// whole read it made, whose names a Refresh's objects are read with.
+	*changelog.Follower
+	whole *reading
 }
 
 // Target returns the client as a target reading sc.
@@ -37,7 +38,7 @@ func (c *Client) Target(sc scope.Scope) *Target {
 	if err != nil {
 		kinds = nautobotKinds() // List refuses such a scope first
 	}
-	t.follower = changelog.NewFollower(followed{&changeLog{c: c, t: &httpapi.Tally{}}, t}, logTypes(kinds), contentTypes(), clock.Real())
+	t.Follower = changelog.NewFollower(followed{&changeLog{c: c, t: &httpapi.Tally{}}, t}, logTypes(kinds), contentTypes(), clock.Real())
 	return t
 }
 

@@ -13,43 +13,6 @@ import (
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
-// Follow reads the scope whole, as List does, having first noted where the
-// change log stands, so that Refresh can then bring what it read up to
-// date from the log alone.
-func (t *Target) Follow(ctx context.Context) ([]resource.Object, error) {
-	objs, err := t.follower.Follow(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read netbox: %w", err)
-	}
-	return objs, nil
-}
-
-// Refresh brings the objects of the last Follow up to date from the change
-// log: it reads the log since the last Follow or Refresh and rereads the
-// objects it names. A *changelog.UntrustedError (a gap, a lagging commit,
-// a lookup changed, a VRF or VLAN group renamed) means Follow again; so
-// does any other error.
-func (t *Target) Refresh(ctx context.Context) ([]resource.Object, changelog.Stats, error) {
-	objs, st, err := t.follower.Refresh(ctx)
-	if err == nil {
-		// The names a plan checks are those the objects were read with.
-		t.mu.Lock()
-		t.listed = t.whole.m.l
-		t.mu.Unlock()
-	}
-	return objs, st, err
-}
-
-// Sweep reads the scope whole, as Follow does, and lists what following
-// the log had missed.
-func (t *Target) Sweep(ctx context.Context) ([]resource.Object, []changelog.Miss, error) {
-	objs, misses, err := t.follower.Sweep(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read netbox: %w", err)
-	}
-	return objs, misses, nil
-}
-
 // newFollower follows the log for t.
 func (t *Target) newFollower() *changelog.Follower {
 	kinds, err := kindsOf(t.scope)
@@ -65,6 +28,14 @@ type followed struct {
 	*changeLog
 	t       *Target
 	lookups map[string]resource.Kind
+}
+
+// Reused keeps the names of the whole read for the plan of a Refresh's
+// objects.
+func (f followed) Reused() {
+	f.t.mu.Lock()
+	f.t.listed = f.t.whole.m.l
+	f.t.mu.Unlock()
 }
 
 func (f followed) ReadWhole(ctx context.Context) ([]resource.Object, changelog.Rereader, error) {

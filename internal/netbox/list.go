@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -160,7 +161,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 		}
 		tasks = append(tasks, func(ctx context.Context) error {
 			var err error
-			r.vlans, err = byChunks(ids, resource.KindVLAN, func(extra url.Values) ([]wireVLAN, error) {
+			r.vlans, err = changelog.ByIDs(ids, resource.KindVLAN, idsPerRead, func(extra url.Values) ([]wireVLAN, error) {
 				return sweepScoped[wireVLAN](ctx, r, path, q, extra, len(r.scope.VLANGroups) > 0)
 			})
 			return err
@@ -177,7 +178,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 		narrowed := len(r.scope.Namespaces) > 0 || len(r.scope.Locations) > 0
 		tasks = append(tasks, func(ctx context.Context) error {
 			var err error
-			r.prefixes, err = byChunks(ids, resource.KindPrefix, func(extra url.Values) ([]wirePrefix, error) {
+			r.prefixes, err = changelog.ByIDs(ids, resource.KindPrefix, idsPerRead, func(extra url.Values) ([]wirePrefix, error) {
 				return sweepScoped[wirePrefix](ctx, r, path, q, extra, narrowed)
 			})
 			return err
@@ -190,7 +191,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 		}
 		tasks = append(tasks, func(ctx context.Context) error {
 			var err error
-			r.ips, err = byChunks(ids, resource.KindIPAddress, func(extra url.Values) ([]wireIP, error) {
+			r.ips, err = changelog.ByIDs(ids, resource.KindIPAddress, idsPerRead, func(extra url.Values) ([]wireIP, error) {
 				return sweepScoped[wireIP](ctx, r, path, q, extra, len(r.scope.Namespaces) > 0)
 			})
 			return err
@@ -200,8 +201,8 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 		path, q := r.query(resource.KindASN)
 		tasks = append(tasks, func(ctx context.Context) error {
 			var err error
-			r.asns, err = byChunks(ids, resource.KindASN, func(extra url.Values) ([]wireASN, error) {
-				return sweep[wireASN](ctx, r.c, path, with(q, extra), r.t)
+			r.asns, err = changelog.ByIDs(ids, resource.KindASN, idsPerRead, func(extra url.Values) ([]wireASN, error) {
+				return sweep[wireASN](ctx, r.c, path, httpapi.With(q, extra), r.t)
 			})
 			return err
 		})

@@ -3,6 +3,8 @@ package netbox
 import (
 	"context"
 	"net/url"
+
+	"github.com/ipsync/ipsync/internal/httpapi"
 )
 
 // hasBase is a wire object with the common fields.
@@ -31,7 +33,7 @@ func sweepScoped[T any, PT interface {
 		empty = empty || len(v) == 0
 	}
 	if !empty {
-		got, err := sweep[T, PT](ctx, r.c, path, with(query, extra), r.t)
+		got, err := sweep[T, PT](ctx, r.c, path, httpapi.With(query, extra), r.t)
 		if err != nil {
 			return nil, err
 		}
@@ -41,7 +43,7 @@ func sweepScoped[T any, PT interface {
 		return out, nil
 	}
 	q := url.Values{"fields": query["fields"], "cf_" + r.c.cfg.OwnerField: {string(r.scope.Owner)}, "tag_id": {itoa(r.m.tag)}}
-	owned, err := sweep[T, PT](ctx, r.c, path, with(q, extra), r.t)
+	owned, err := sweep[T, PT](ctx, r.c, path, httpapi.With(q, extra), r.t)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
-	"github.com/ipsync/ipsync/internal/resource"
 )
 
 // page is one answer of a list endpoint. In cursor mode count is null.
@@ -110,43 +109,11 @@ func byIDs[T any, PT interface {
 		for _, id := range chunk {
 			q.Add("id", strconv.Itoa(id))
 		}
-		got, err := sweep[T, PT](ctx, c, path, with(query, q), t)
+		got, err := sweep[T, PT](ctx, c, path, httpapi.With(query, q), t)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, got...)
 	}
 	return out, nil
-}
-
-// byChunks runs read once with no extra filter when ids is nil (a whole
-// read), else once per chunk of kind's ids, filtered by them.
-func byChunks[T any](ids map[resource.Kind][]string, kind resource.Kind, read func(extra url.Values) ([]T, error)) ([]T, error) {
-	if ids == nil {
-		return read(nil)
-	}
-	var out []T
-	for chunk := range slices.Chunk(ids[kind], idsPerRead) {
-		got, err := read(url.Values{"id": chunk})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, got...)
-	}
-	return out, nil
-}
-
-// with is q with extra's filters added.
-func with(q, extra url.Values) url.Values {
-	if len(extra) == 0 {
-		return q
-	}
-	out := make(url.Values, len(q)+len(extra))
-	for k, v := range q {
-		out[k] = v
-	}
-	for k, v := range extra {
-		out[k] = v
-	}
-	return out
 }

@@ -20,17 +20,18 @@ type Target struct {
 	// listed are the lookups the last List read, until a Names takes
 	// them: the names a plan checks are those its objects were read with.
 	listed *lookups
-	// follower follows the change log for Follow, Refresh and Sweep;
-	// whole is the last whole read it made, whose names a Refresh's
-	// objects are read with.
-	follower *changelog.Follower
-	whole    *reading
+	// Follower follows the change log: Follow reads the scope whole,
+	// Refresh brings that read up to date from the log, Sweep reads it
+	// whole and says what following the log missed. whole is the last
+	// whole read it made, whose names a Refresh's objects are read with.
+	*changelog.Follower
+	whole *reading
 }
 
 // Target returns the client as a target reading sc.
 func (c *Client) Target(sc scope.Scope) *Target {
 	t := &Target{c: c, scope: sc}
-	t.follower = t.newFollower()
+	t.Follower = t.newFollower()
 	return t
 }
 

@@ -38,14 +38,7 @@ func eachRealTarget(t *testing.T, fn func(t *testing.T, g realTarget)) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Bootstrap(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		fn(t, realTarget{target: func(sc scope.Scope) reconcile.Target { return c.Target(sc) },
-			call: func(ctx context.Context, method, path string, query url.Values, in, out any) error {
-				_, err := c.Call(ctx, method, path, query, in, out)
-				return err
-			}})
+		fn(t, newRealTarget(t, c, func(sc scope.Scope) reconcile.Target { return c.Target(sc) }))
 	})
 	t.Run("netbox", func(t *testing.T) {
 		s := netboxtest.New(t)
@@ -53,15 +46,24 @@ func eachRealTarget(t *testing.T, fn func(t *testing.T, g realTarget)) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Bootstrap(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		fn(t, realTarget{target: func(sc scope.Scope) reconcile.Target { return c.Target(sc) },
-			call: func(ctx context.Context, method, path string, query url.Values, in, out any) error {
-				_, err := c.Call(ctx, method, path, query, in, out)
-				return err
-			}})
+		fn(t, newRealTarget(t, c, func(sc scope.Scope) reconcile.Target { return c.Target(sc) }))
 	})
+}
+
+// realClient is what the test uses of a Nautobot or NetBox client.
+type realClient interface {
+	Bootstrap(ctx context.Context) ([]string, error)
+	Call(ctx context.Context, method, path string, query url.Values, in, out any) (int, error)
+}
+
+func newRealTarget(t *testing.T, c realClient, target func(sc scope.Scope) reconcile.Target) realTarget {
+	if _, err := c.Bootstrap(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return realTarget{target: target, call: func(ctx context.Context, method, path string, query url.Values, in, out any) error {
+		_, err := c.Call(ctx, method, path, query, in, out)
+		return err
+	}}
 }
 
 // liveNetwork is a network the randomized test made, as it stands.

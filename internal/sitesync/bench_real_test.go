@@ -1,0 +1,252 @@
+package sitesync
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ipsync/ipsync/internal/nautobot"
+	"github.com/ipsync/ipsync/internal/neutron"
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/reconcile"
+	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
+)
+
+// benchGroups are the physical networks scripts/neutron-bench-setup.sh
+// puts VLANs on, as VLAN groups.
+var benchGroups = []string{"a11-12-network", "a11-13-network", "b22-1-network"}
+
+// BenchmarkRealIncremental measures one site's syncs against a real
+// Nautobot and the real Neutron filled by scripts/neutron-bench-setup.sh
+// (started with NEUTRON_FILTER_VALIDATION=false, so that it takes
+// changed_since), in one run: today's full read beside the sweep, a sync
+// with nothing changed, and one after 100 changes in Neutron and 10 hand
+// edits in Nautobot. The Nautobot side is the site's mapping, loaded
+// straight into the database once (IPSYNC_NAUTOBOT_LOAD, a command that
+// takes the objects file on BENCH_OBJECTS; see BENCHMARKS.md).
+func BenchmarkRealIncremental(b *testing.B) {
+	nbURL, nbToken, neutronURL := os.Getenv("IPSYNC_NAUTOBOT_URL"), os.Getenv("IPSYNC_NAUTOBOT_TOKEN"), os.Getenv("IPSYNC_NEUTRON_BENCH_URL")
+	if os.Getenv("IPSYNC_INCREMENTAL_BENCH") != "1" || nbURL == "" || neutronURL == "" {
+		b.Skip("set IPSYNC_INCREMENTAL_BENCH=1, IPSYNC_NAUTOBOT_URL/TOKEN and IPSYNC_NEUTRON_BENCH_URL (see BENCHMARKS.md)")
+	}
+	ctx := context.Background()
+	owner := resource.NeutronOwner("bench")
+	c, err := nautobot.New(nautobot.Config{URL: nbURL, Token: nbToken}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := c.Bootstrap(ctx); err != nil {
+		b.Fatal(err)
+	}
+	sc := scope.Site(owner, "bench", benchGroups)
+	seedBenchSite(b, c)
+	src, err := neutron.NewReader(ctx, neutron.Config{Endpoint: neutronURL, Auth: neutron.AuthNoauth}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mc := neutron.MapConfig{Site: "bench", Namespace: "bench"}
+	loadBenchSite(b, c, src, mc, owner)
+
+	for b.Loop() {
+		measure := func(what string, s *Syncer, req Request) Outcome {
+			b.Helper()
+			start := time.Now()
+			out, err := s.Sync(ctx, req)
+			if err != nil {
+				b.Fatalf("%s: %v", what, err)
+			}
+			b.Logf("%-44s %8.2f s  requests neutron %4d, nautobot %4d  objects read neutron %6d, nautobot %6d  wrote %d, missed %d",
+				what, time.Since(start).Seconds(), out.Reads["neutron"], out.Reads["target"], out.Objects["neutron"], out.Objects["target"],
+				out.Writes, len(out.Misses["neutron"])+len(out.Misses["target"]))
+			return out
+		}
+		policy := plan.DefaultPolicy(owner)
+		// Today's sync: both sides read whole every time.
+		today := New(Config{Map: mc, Policy: policy}, wholeSource{src}, wholeTarget{c.Target(sc)})
+		measure("full read and plan (every sync before)", today, Request{})
+
+		s := New(Config{Map: mc, Policy: policy}, src, c.Target(sc))
+		measure("sweep (start, then daily)", s, Request{Sweep: true})
+		if out := measure("sync, nothing changed", s, Request{}); out.Writes != 0 {
+			b.Errorf("a sync with nothing changed wrote %d objects", out.Writes)
+		}
+		made := changeBenchSite(b, c, neutronURL, owner)
+		if out := measure("sync after 100 Neutron changes, 10 hand edits", s, Request{}); out.Writes != 110 {
+			b.Errorf("the sync after 100 Neutron changes and 10 hand edits wrote %d objects, want 110", out.Writes)
+		}
+		measure("sync, nothing changed", s, Request{})
+		if out := measure("sweep", s, Request{Sweep: true}); out.Writes != 0 || len(out.Misses["neutron"])+len(out.Misses["target"]) > 0 {
+			b.Errorf("the sweep after syncing by changes wrote %d and missed %v", out.Writes, out.Misses)
+		}
+		// Leave the site as the benchmark found it.
+		for _, id := range made.ports {
+			(&realNeutron{t: b, base: strings.TrimSuffix(neutronURL, "/") + "/v2.0"}).remove("ports", id)
+		}
+		measure("sync of the networks the ports left", s, Request{Networks: made.networks})
+	}
+}
+
+// wholeSource and wholeTarget hide what lets a sync read by changes: a
+// sync through them reads both sides whole, as every sync did before.
+type wholeSource struct{ r *neutron.Reader }
+
+func (w wholeSource) Read(ctx context.Context) (*neutron.Snapshot, error) { return w.r.Read(ctx) }
+func (w wholeSource) ReadNetworks(ctx context.Context, ids []string) (*neutron.Snapshot, error) {
+	return w.r.ReadNetworks(ctx, ids)
+}
+func (w wholeSource) Requests() int64 { return w.r.Requests() }
+
+type wholeTarget struct{ t *nautobot.Target }
+
+func (w wholeTarget) List(ctx context.Context) ([]resource.Object, error) { return w.t.List(ctx) }
+func (w wholeTarget) Apply(ctx context.Context, ch []plan.Change) (int, error) {
+	return w.t.Apply(ctx, ch)
+}
+func (w wholeTarget) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
+	return w.t.Names(ctx)
+}
+func (w wholeTarget) Check(o resource.Object) error { return w.t.Check(o) }
+func (w wholeTarget) Requests() int64               { return w.t.Requests() }
+
+// seedBenchSite makes the site's namespace and VLAN groups, as the static
+// spec would.
+func seedBenchSite(b *testing.B, c *nautobot.Client) {
+	static := resource.StaticOwner("bench-spec")
+	objs := []resource.Object{&resource.Namespace{M: resource.Meta{Owner: static}, Name: "bench"}}
+	for _, g := range benchGroups {
+		objs = append(objs, &resource.VLANGroup{M: resource.Meta{Owner: static}, Name: g})
+	}
+	t := c.Target(scope.Static(static))
+	r, err := reconcile.Plan(context.Background(), objs, t, plan.Policy{Owner: static, Mode: plan.ModeCreateOnly})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.Apply(context.Background(), t); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// loadBenchSite loads the site's mapping into Nautobot's database unless
+// the owner already has its IP addresses there.
+func loadBenchSite(b *testing.B, c *nautobot.Client, src *neutron.Reader, mc neutron.MapConfig, owner resource.Owner) {
+	ctx := context.Background()
+	var page struct {
+		Count int `json:"count"`
+	}
+	if _, err := c.Call(ctx, http.MethodGet, "/api/ipam/ip-addresses/", url.Values{"cf_ipsync_owner": {string(owner)}, "limit": {"1"}}, nil, &page); err != nil {
+		b.Fatal(err)
+	}
+	snap, err := src.Read(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mc.KnownGroups = map[string]bool{}
+	for _, g := range benchGroups {
+		mc.KnownGroups[g] = true
+	}
+	objs, _ := neutron.Map(snap, mc)
+	file := map[string]any{"owner": owner, "namespace": mc.Namespace, "tag": "managed-by-ipsync", "owner_field": "ipsync_owner", "vni_field": "vni"}
+	var vlans, prefixes, ips []resource.Object
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *resource.VLAN:
+			vlans = append(vlans, o)
+		case *resource.Prefix:
+			prefixes = append(prefixes, o)
+		case *resource.IPAddress:
+			ips = append(ips, o)
+		case *resource.Namespace:
+		default:
+			b.Fatalf("the loader cannot write %s %s", o.Key().Kind, o.Key().Name)
+		}
+	}
+	b.Logf("site: %d VLANs, %d prefixes, %d IP addresses (%d in Nautobot)", len(vlans), len(prefixes), len(ips), page.Count)
+	if page.Count == len(ips) {
+		return
+	}
+	if page.Count > 0 {
+		b.Fatalf("Nautobot holds %d of the site's %d IP addresses: start it afresh", page.Count, len(ips))
+	}
+	load := os.Getenv("IPSYNC_NAUTOBOT_LOAD")
+	if load == "" {
+		b.Fatal("the site is not in Nautobot: set IPSYNC_NAUTOBOT_LOAD to a command that loads it (see BENCHMARKS.md)")
+	}
+	file["vlans"], file["prefixes"], file["ip_addresses"] = vlans, prefixes, ips
+	path := filepath.Join(b.TempDir(), "objects.json")
+	body, err := json.Marshal(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(path, body, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	cmd := exec.Command("sh", "-c", load)
+	cmd.Env = append(os.Environ(), "BENCH_OBJECTS="+path)
+	outb, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(outb), "loaded") {
+		b.Fatalf("load the site into Nautobot: %v\n%s", err, outb)
+	}
+	b.Logf("loaded into Nautobot's database in %.1f s: %s", time.Since(start).Seconds(), strings.TrimSpace(string(outb)))
+}
+
+// benchChanges are what changeBenchSite made in Neutron.
+type benchChanges struct{ networks, ports []string }
+
+// changeBenchSite makes 100 changes in Neutron (new ports, 5 in each of 20
+// networks) and 10 hand edits in Nautobot (descriptions of the owner's IP
+// addresses).
+func changeBenchSite(b *testing.B, c *nautobot.Client, neutronURL string, owner resource.Owner) benchChanges {
+	ctx := context.Background()
+	n := &realNeutron{t: b, base: strings.TrimSuffix(neutronURL, "/") + "/v2.0"}
+	var subnets struct {
+		Subnets []struct {
+			ID        string `json:"id"`
+			NetworkID string `json:"network_id"`
+			CIDR      string `json:"cidr"`
+		} `json:"subnets"`
+	}
+	n.call(http.MethodGet, "/subnets?limit=20&fields=id&fields=network_id&fields=cidr", nil, &subnets)
+	var made benchChanges
+	var ports []map[string]any
+	for _, s := range subnets.Subnets {
+		made.networks = append(made.networks, s.NetworkID)
+		base := strings.TrimSuffix(s.CIDR, "0/24")
+		for i := range 5 {
+			ports = append(ports, map[string]any{"network_id": s.NetworkID, "fixed_ips": []map[string]any{{"subnet_id": s.ID, "ip_address": fmt.Sprintf("%s%d", base, 200+i)}}})
+		}
+	}
+	var out struct {
+		Ports []struct {
+			ID string `json:"id"`
+		} `json:"ports"`
+	}
+	n.call(http.MethodPost, "/ports", map[string]any{"ports": ports}, &out)
+	for _, p := range out.Ports {
+		made.ports = append(made.ports, p.ID)
+	}
+	var page struct {
+		Results []struct {
+			ID string `json:"id"`
+		} `json:"results"`
+	}
+	if _, err := c.Call(ctx, http.MethodGet, "/api/ipam/ip-addresses/", url.Values{"cf_ipsync_owner": {string(owner)}, "limit": {"10"}}, nil, &page); err != nil {
+		b.Fatal(err)
+	}
+	for i, ip := range page.Results {
+		if _, err := c.Call(ctx, http.MethodPatch, "/api/ipam/ip-addresses/"+ip.ID+"/", nil, map[string]any{"description": fmt.Sprintf("edited by hand %d", i)}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return made
+}
