@@ -102,7 +102,7 @@ copies=$((NETWORKS / TEMPLATE - 1))
 [ "$copies" -gt 0 ] || exit 0
 t=$(now)
 /usr/bin/python3 - "$D/neutron.sqlite" "$copies" "$PHYSNETS" <<'EOF'
-import ipaddress, json, sqlite3, sys
+import ipaddress, json, sqlite3, sys, uuid
 
 db, copies, physnets = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
 con = sqlite3.connect(db, timeout=60)
@@ -122,8 +122,8 @@ for t in ["networks", "networksegments", "subnets", "ports"]:
     attr_ids |= {r[0] for r in con.execute(f"select standard_attr_id from {t}")}
 offset = con.execute("select max(id) from standardattributes").fetchone()[0] + 1
 
-def new_id(v, k):  # a UUID of the same shape, unique per copy
-    return v[:24] + "%04x" % k + v[28:]
+def new_id(v, k):  # a UUID unique per id and copy, never one of the template's
+    return str(uuid.uuid5(uuid.NAMESPACE_OID, "%s/%d" % (v, k)))
 
 def copy(table, rows, cols, k):
     out = []

@@ -2,9 +2,11 @@ package sitesync
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
@@ -85,5 +87,64 @@ func TestSyncOfTheWholeSiteReadsNeutronByChanges(t *testing.T) {
 				t.Error("the sweep did not read Neutron whole")
 			}
 		})
+	}
+}
+
+// quietTarget is a target whose change log never names a change.
+type quietTarget struct {
+	*memory.Store
+	lists int
+}
+
+func (q *quietTarget) List(ctx context.Context) ([]resource.Object, error) {
+	q.lists++
+	return q.Store.List(ctx)
+}
+func (q *quietTarget) Follow(ctx context.Context) ([]resource.Object, error) { return q.List(ctx) }
+func (q *quietTarget) Refresh(ctx context.Context) ([]resource.Object, changelog.Stats, error) {
+	objs, err := q.Store.List(ctx)
+	return objs, changelog.Stats{}, err
+}
+func (q *quietTarget) Sweep(ctx context.Context) ([]resource.Object, []changelog.Miss, error) {
+	objs, err := q.List(ctx)
+	return objs, nil, err
+}
+
+// TestNothingChangedPlansNothing: with neither side changed since a sync
+// that succeeded, a sync of the whole site reads and plans nothing more;
+// a failed sync, a sweep or an event plans again.
+func TestNothingChangedPlansNothing(t *testing.T) {
+	ctx := context.Background()
+	owner := resource.NeutronOwner("a11")
+	target := &quietTarget{Store: memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"})}
+	src := &fakeNeutron{snap: snapshot("n1")}
+	s := New(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true}, src, target)
+	steps := []struct {
+		name          string
+		req           Request
+		fail          bool
+		wantUnchanged bool
+	}{
+		{name: "first sync", req: Request{}},
+		{name: "nothing changed", req: Request{}, wantUnchanged: true},
+		{name: "nothing changed again", req: Request{}, wantUnchanged: true},
+		{name: "an event", req: Request{Networks: []string{"n1"}}},
+		{name: "a failed sync", req: Request{Networks: []string{"n1"}}, fail: true},
+		{name: "after a failure", req: Request{}},
+		{name: "a sweep", req: Request{Sweep: true}},
+		{name: "after the sweep", req: Request{}, wantUnchanged: true},
+	}
+	for _, st := range steps {
+		src.err = nil
+		if st.fail {
+			src.err = errors.New("neutron down")
+		}
+		out, err := s.Sync(ctx, st.req)
+		if (err != nil) != st.fail {
+			t.Fatalf("%s: Sync() error = %v", st.name, err)
+		}
+		if out.Unchanged != st.wantUnchanged || (out.Unchanged && out.Plan != nil) {
+			t.Errorf("%s: Unchanged = %v (plan %v), want %v", st.name, out.Unchanged, out.Plan != nil, st.wantUnchanged)
+		}
 	}
 }

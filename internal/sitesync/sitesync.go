@@ -81,6 +81,9 @@ type Outcome struct {
 	// Misses are, per side, what a sweep found that reading by changes had
 	// missed.
 	Misses map[string][]string
+	// Unchanged says neither side changed since the last sync, which
+	// succeeded, so nothing was planned.
+	Unchanged bool
 }
 
 // UnreachableError is a sync that could not read a side ("neutron",
@@ -112,6 +115,9 @@ type Syncer struct {
 	following bool
 	// noChangedSince remembers a Neutron that refused changed_since.
 	noChangedSince bool
+	// settled says the last sync succeeded: with both sides as they were
+	// then, a plan has nothing left to do.
+	settled bool
 }
 
 // New returns a Syncer.
@@ -154,11 +160,19 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 
 	snap, sc, err := s.readNeutron(ctx, req, sweep, narrowed, &out)
 	if err != nil {
+		s.settled = false
 		return out, &UnreachableError{Side: "neutron", Err: err}
 	}
-	current, err := s.readTarget(ctx, sweep, &out)
+	current, changed, err := s.readTarget(ctx, sweep, &out)
 	if err != nil {
+		s.settled = false
 		return out, &UnreachableError{Side: "nautobot", Err: err}
+	}
+	// Planning the same two sides again would give the plan the last sync
+	// carried out: a site where nothing happens costs its reads alone.
+	if !sweep && !narrowed && s.settled && snap == s.last && !changed {
+		out.Unchanged = true
+		return out, nil
 	}
 	var report neutron.Report
 	desired := func(ctx context.Context, current []resource.Object) ([]resource.Object, error) {
@@ -181,6 +195,7 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	}
 	res, err := s.apply(ctx, r, report)
 	out.Plan, out.Writes, out.Drift = res.Plan, res.Writes, res.Drift
+	s.settled = err == nil && !s.cfg.DryRun
 	if err == nil {
 		s.last = snap
 		if !narrowed {
@@ -228,6 +243,9 @@ func (s *Syncer) readNeutron(ctx context.Context, req Request, sweep, narrowed b
 					return nil, scope.Scope{}, err
 				}
 				out.Objects["neutron"] = records(fresh)
+				if len(ids) == 0 {
+					return s.last, scope.Scope{}, nil
+				}
 				return replace(s.last, ids, fresh), scope.Scope{}, nil
 			}
 		}
@@ -245,30 +263,27 @@ func (s *Syncer) readNeutron(ctx context.Context, req Request, sweep, narrowed b
 }
 
 // readTarget reads the target's objects: by its change log where it
-// keeps one and can follow it, else whole.
-func (s *Syncer) readTarget(ctx context.Context, sweep bool, out *Outcome) ([]resource.Object, error) {
+// keeps one and can follow it, else whole. changed is false only when the
+// change log said nothing changed since the last read.
+func (s *Syncer) readTarget(ctx context.Context, sweep bool, out *Outcome) (current []resource.Object, changed bool, err error) {
 	f, ok := s.target.(Follower)
 	if !ok {
 		out.Whole["target"] = true
-		current, err := s.target.List(ctx)
+		current, err = s.target.List(ctx)
 		out.Objects["target"] = len(current)
-		return current, err
+		return current, true, err
 	}
 	if !sweep && s.following {
-		current, st, err := f.Refresh(ctx)
+		view, st, err := f.Refresh(ctx)
 		if err == nil {
 			out.Objects["target"] = st.Read
-			return current, nil
+			return view, st.Reread > 0 || st.Gone > 0, nil
 		}
 		s.cfg.Log.Info("target read whole: its change log cannot be followed", "reason", err)
 	}
 	s.following = false
 	out.Whole["target"] = true
-	var (
-		current []resource.Object
-		misses  []changelog.Miss
-		err     error
-	)
+	var misses []changelog.Miss
 	if sweep {
 		current, misses, err = f.Sweep(ctx)
 	} else {
@@ -278,17 +293,17 @@ func (s *Syncer) readTarget(ctx context.Context, sweep bool, out *Outcome) ([]re
 		s.cfg.Log.Warn("target read whole every sync: its change log cannot be read (does the token allow viewing object changes?)", "err", err)
 		current, err = s.target.List(ctx)
 		out.Objects["target"] = len(current)
-		return current, err
+		return current, true, err
 	}
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
 	s.following = true
 	out.Objects["target"] = len(current)
 	for _, m := range misses {
 		out.Misses["target"] = append(out.Misses["target"], m.String())
 	}
-	return current, nil
+	return current, true, nil
 }
 
 func requests(side any) int64 {
