@@ -172,6 +172,7 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	// carried out: a site where nothing happens costs its reads alone.
 	if !sweep && !narrowed && s.settled && snap == s.last && !changed {
 		out.Unchanged = true
+		s.lastRead = started
 		return out, nil
 	}
 	var report neutron.Report
@@ -190,7 +191,7 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	}
 	r, err := reconcile.MakeFrom(ctx, s.target, current, desired, s.cfg.Policy, sc)
 	if err != nil {
-		s.following = false
+		s.following, s.settled = false, false
 		return out, &UnreachableError{Side: "nautobot", Err: err}
 	}
 	res, err := s.apply(ctx, r, report)
@@ -237,15 +238,14 @@ func (s *Syncer) readNeutron(ctx context.Context, req Request, sweep, narrowed b
 				s.cfg.Log.Info("neutron refuses changed_since: syncs of the whole site learn of its changes from notifications, or read it whole", "notified", s.cfg.Notified)
 			case err != nil:
 				return nil, scope.Scope{}, err
+			case len(ids) == 0:
+				return s.last, scope.Scope{}, nil
 			default:
 				fresh, err := s.source.ReadNetworks(ctx, ids)
 				if err != nil {
 					return nil, scope.Scope{}, err
 				}
 				out.Objects["neutron"] = records(fresh)
-				if len(ids) == 0 {
-					return s.last, scope.Scope{}, nil
-				}
 				return replace(s.last, ids, fresh), scope.Scope{}, nil
 			}
 		}
