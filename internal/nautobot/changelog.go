@@ -152,7 +152,7 @@ func (l *changeLog) Since(ctx context.Context, types []string, t time.Time) ([]c
 	if !t.IsZero() {
 		q.Set("time__gte", t.UTC().Format(time.RFC3339Nano))
 	}
-	got, err := sweep[wireChange](ctx, l.c, pathObjectChanges, q, l.t)
+	got, err := sweepGrowing[wireChange](ctx, l.c, pathObjectChanges, q, l.t)
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,28 @@ func sweep[T any, PT interface {
 	*T
 	identified
 }](ctx context.Context, c *Client, path string, query url.Values, t *httpapi.Tally) ([]T, error) {
+	return sweepList[T, PT](ctx, c, path, query, t, false)
+}
+
+// sweepGrowing reads a list that only grows while it is read: the change
+// log, which every agent of every site writes to. A row added behind the
+// page being read shifts the rows after it by one, so the next page
+// starts with rows already read; those are dropped. Rows are never lost
+// that way, only the new row may be (one added ahead of the page is read),
+// and a follower of the log rereads the newest entries on its next read
+// anyway. A list that shrank, or one read short of the count it started
+// with, is still an error.
+func sweepGrowing[T any, PT interface {
+	*T
+	identified
+}](ctx context.Context, c *Client, path string, query url.Values, t *httpapi.Tally) ([]T, error) {
+	return sweepList[T, PT](ctx, c, path, query, t, true)
+}
+
+func sweepList[T any, PT interface {
+	*T
+	identified
+}](ctx context.Context, c *Client, path string, query url.Values, t *httpapi.Tally, growing bool) ([]T, error) {
 	q := url.Values{}
 	for k, v := range query {
 		q[k] = v
@@ -68,10 +90,18 @@ func sweep[T any, PT interface {
 			if count > len(p.Results) {
 				c.progress.Expect(readLabel(path), count)
 			}
-		} else if p.Count != count {
+		} else if p.Count != count && (!growing || p.Count < count) {
 			return nil, fmt.Errorf("list %s: count changed from %d to %d during the read; objects were written meanwhile, read again", path, count, p.Count)
 		}
-		out = append(out, p.Results...)
+		if growing {
+			fresh, err := pastLast[T, PT](out, p.Results)
+			if err != nil {
+				return nil, fmt.Errorf("list %s: %w", path, err)
+			}
+			out = append(out, fresh...)
+		} else {
+			out = append(out, p.Results...)
+		}
 		if count > len(p.Results) || offset > 0 {
 			c.progress.Add(readLabel(path), len(p.Results))
 		}
@@ -92,13 +122,39 @@ func sweep[T any, PT interface {
 		offset = o
 		q.Set("offset", strconv.Itoa(offset))
 	}
-	if len(out) != count {
+	if len(out) < count || (!growing && len(out) != count) {
 		return nil, fmt.Errorf("list %s: short read: got %d of %d objects", path, len(out), count)
 	}
 	if id := repeated[T, PT](out); id != "" {
 		return nil, fmt.Errorf("list %s: object %s came twice, so another one was missed: the server's paging is not by a unique order; read again", path, id)
 	}
 	return out, nil
+}
+
+// pastLast returns the rows of a page of a growing list that come after
+// the rows read so far: the page may start with rows already read, which
+// rows added meanwhile pushed onto it, and must then go on in ascending
+// order of id, or the server is not paging by id.
+func pastLast[T any, PT interface {
+	*T
+	identified
+}](read, page []T) ([]T, error) {
+	last := ""
+	if len(read) > 0 {
+		last = PT(&read[len(read)-1]).objectID()
+	}
+	i := 0
+	for i < len(page) && last != "" && PT(&page[i]).objectID() <= last {
+		i++
+	}
+	for j := i; j < len(page); j++ {
+		id := PT(&page[j]).objectID()
+		if id <= last {
+			return nil, fmt.Errorf("object %s came after %s: the server's paging is not by id; read again", id, last)
+		}
+		last = id
+	}
+	return page[i:], nil
 }
 
 // repeated returns an id that occurs twice in objs, or "". Ids in

@@ -1,0 +1,132 @@
+package nautobot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/ipsync/ipsync/internal/clock/clocktest"
+	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+)
+
+// TestChangeLogGrowsDuringRead reads the change log while another writer
+// (another site's agent) adds to it between pages: the rows it adds shift
+// the pages under the read. The read must not fail for that, must return
+// every entry that was there before it started, and none twice.
+func TestChangeLogGrowsDuringRead(t *testing.T) { nbtest.Each(t, changeLogGrowsDuringRead) }
+
+func changeLogGrowsDuringRead(t *testing.T, srv *nbtest.Server) {
+	ctx := context.Background()
+	run := fmt.Sprint(time.Now().UnixNano())
+	var before []string
+	for i := range 12 {
+		var out struct {
+			ID string `json:"id"`
+		}
+		srv.Call(t, http.MethodPost, "/api/ipam/namespaces/", map[string]any{"name": fmt.Sprintf("grow-%s-%d", run, i)}, &out)
+		before = append(before, out.ID)
+	}
+	writes := 0
+	hc := &http.Client{Transport: writeBetweenPages{next: srv.Client().Transport, write: func() {
+		for range 2 {
+			writes++
+			if err := srv.CallErr(http.MethodPost, "/api/ipam/namespaces/", map[string]any{"name": fmt.Sprintf("grow-%s-w%d", run, writes)}, nil); err != nil {
+				t.Errorf("write between pages: %v", err)
+			}
+		}
+	}}}
+	c, err := New(Config{URL: srv.URL(), Token: srv.Token(), PageSize: 3}, slog.New(slog.DiscardHandler),
+		WithHTTPClient(hc), WithClock(clocktest.NewInstant(time.Now())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &changeLog{c: c, t: &httpapi.Tally{}}
+	first, ok, err := log.Newest(ctx, []string{"ipam.namespace"})
+	if err != nil || !ok {
+		t.Fatalf("Newest = %+v, %v, %v; want an entry", first, ok, err)
+	}
+	got, err := log.Since(ctx, []string{"ipam.namespace"}, first.Time.Add(-time.Minute))
+	if err != nil {
+		t.Fatalf("Since while the log grows: %v", err)
+	}
+	if writes == 0 {
+		t.Fatal("nothing was written between pages; the test tests nothing")
+	}
+	ids := map[string]bool{}
+	objects := map[string]bool{}
+	for _, e := range got {
+		if ids[e.ID] {
+			t.Errorf("entry %s came twice", e.ID)
+		}
+		ids[e.ID] = true
+		objects[e.ObjectID] = true
+	}
+	for _, id := range before {
+		if !objects[id] {
+			t.Errorf("the create of namespace %s, logged before the read, is missing", id)
+		}
+	}
+}
+
+// writeBetweenPages calls write before every page of the change log but
+// the first.
+type writeBetweenPages struct {
+	next  http.RoundTripper
+	write func()
+}
+
+func (w writeBetweenPages) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodGet && r.URL.Path == pathObjectChanges && r.URL.Query().Get("offset") != "" {
+		w.write()
+	}
+	return w.next.RoundTrip(r)
+}
+
+// TestPastLast: the rows a page of a growing list adds are those after the
+// last row read; rows out of order past that are a server not paging by id.
+func TestPastLast(t *testing.T) {
+	rows := func(ids ...string) []wireChange {
+		out := make([]wireChange, len(ids))
+		for i, id := range ids {
+			out[i].ID = id
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name       string
+		read, page []wireChange
+		want       []string
+		fails      bool
+	}{
+		{"first page", nil, rows("a", "b"), []string{"a", "b"}, false},
+		{"next page", rows("a", "b"), rows("c", "d"), []string{"c", "d"}, false},
+		{"shifted by two rows added behind", rows("a", "c", "e"), rows("c", "e", "f"), []string{"f"}, false},
+		{"page of rows already read", rows("a", "b"), rows("a", "b"), []string{}, false},
+		{"not by id", rows("a", "b"), rows("d", "c"), nil, true},
+		{"an old row after new ones", rows("a", "c"), rows("d", "b"), nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := pastLast(tc.read, tc.page)
+			if tc.fails {
+				if err == nil {
+					t.Errorf("pastLast = %v, want an error", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := []string{}
+			for _, w := range got {
+				ids = append(ids, w.ID)
+			}
+			if fmt.Sprint(ids) != fmt.Sprint(tc.want) {
+				t.Errorf("pastLast = %v, want %v", ids, tc.want)
+			}
+		})
+	}
+}
