@@ -31,7 +31,11 @@ func changeLogGrowsDuringRead(t *testing.T, srv *nbtest.Server) {
 		before = append(before, out.ID)
 	}
 	writes := 0
-	hc := &http.Client{Transport: writeBetweenPages{next: srv.Client().Transport, write: func() {
+	next := srv.Client().Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	hc := &http.Client{Transport: writeBetweenPages{next: next, write: func() {
 		for range 2 {
 			writes++
 			if err := srv.CallErr(http.MethodPost, "/api/ipam/namespaces/", map[string]any{"name": fmt.Sprintf("grow-%s-w%d", run, writes)}, nil); err != nil {
