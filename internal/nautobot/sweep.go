@@ -47,10 +47,10 @@ func sweep[T any, PT interface {
 // sweepGrowing reads a list that only grows while it is read: the change
 // log, which every agent of every site writes to. A row added behind the
 // page being read shifts the rows after it by one, so the next page
-// starts with rows already read; those are dropped. Rows are never lost
-// that way, only the new row may be (one added ahead of the page is read),
-// and a follower of the log rereads the newest entries on its next read
-// anyway. A list that shrank, or one read short of the count it started
+// starts with rows already read; those are dropped. No row that was there
+// when the read began is lost that way; only a row added behind the page
+// is missed (one added ahead of it is read), and a follower of the log
+// reads the newest entries again on its next read anyway. A list that shrank, or one read short of the count it started
 // with, is still an error.
 func sweepGrowing[T any, PT interface {
 	*T
