@@ -3,12 +3,10 @@ package nautobot
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/clock/clocktest"
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 )
@@ -30,25 +28,21 @@ func changeLogGrowsDuringRead(t *testing.T, srv *nbtest.Server) {
 		srv.Call(t, http.MethodPost, "/api/ipam/namespaces/", map[string]any{"name": fmt.Sprintf("grow-%s-%d", run, i)}, &out)
 		before = append(before, out.ID)
 	}
+	// Another writer adds two entries before every page but the first.
 	writes := 0
-	next := srv.Client().Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	hc := &http.Client{Transport: writeBetweenPages{next: next, write: func() {
-		for range 2 {
-			writes++
-			if err := srv.CallErr(http.MethodPost, "/api/ipam/namespaces/", map[string]any{"name": fmt.Sprintf("grow-%s-w%d", run, writes)}, nil); err != nil {
-				t.Errorf("write between pages: %v", err)
+	e := newEnvOn(t, srv, func(c *Config) { c.PageSize = 3 }, true)
+	intercept(e, func(r *http.Request, _ []byte) (int, string, bool) {
+		if r.Method == http.MethodGet && r.URL.Path == pathObjectChanges && r.URL.Query().Get("offset") != "" {
+			for range 2 {
+				writes++
+				if err := srv.CallErr(http.MethodPost, "/api/ipam/namespaces/", map[string]any{"name": fmt.Sprintf("grow-%s-w%d", run, writes)}, nil); err != nil {
+					t.Errorf("write between pages: %v", err)
+				}
 			}
 		}
-	}}}
-	c, err := New(Config{URL: srv.URL(), Token: srv.Token(), PageSize: 3}, slog.New(slog.DiscardHandler),
-		WithHTTPClient(hc), WithClock(clocktest.NewInstant(time.Now())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := &changeLog{c: c, t: &httpapi.Tally{}}
+		return 0, "", false
+	})
+	log := &changeLog{c: e.c, t: &httpapi.Tally{}}
 	first, ok, err := log.Newest(ctx, []string{"ipam.namespace"})
 	if err != nil || !ok {
 		t.Fatalf("Newest = %+v, %v, %v; want an entry", first, ok, err)
@@ -62,32 +56,18 @@ func changeLogGrowsDuringRead(t *testing.T, srv *nbtest.Server) {
 	}
 	ids := map[string]bool{}
 	objects := map[string]bool{}
-	for _, e := range got {
-		if ids[e.ID] {
-			t.Errorf("entry %s came twice", e.ID)
+	for _, en := range got {
+		if ids[en.ID] {
+			t.Errorf("entry %s came twice", en.ID)
 		}
-		ids[e.ID] = true
-		objects[e.ObjectID] = true
+		ids[en.ID] = true
+		objects[en.ObjectID] = true
 	}
 	for _, id := range before {
 		if !objects[id] {
 			t.Errorf("the create of namespace %s, logged before the read, is missing", id)
 		}
 	}
-}
-
-// writeBetweenPages calls write before every page of the change log but
-// the first.
-type writeBetweenPages struct {
-	next  http.RoundTripper
-	write func()
-}
-
-func (w writeBetweenPages) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Method == http.MethodGet && r.URL.Path == pathObjectChanges && r.URL.Query().Get("offset") != "" {
-		w.write()
-	}
-	return w.next.RoundTrip(r)
 }
 
 // TestPastLast: the rows a page of a growing list adds are those after the

@@ -56,9 +56,14 @@ func (i *interceptor) requests(prefix string) []string {
 	return out
 }
 
-// intercept puts an interceptor between e's client and its emulator.
+// intercept puts an interceptor between e's client and its server, the
+// emulator or a real one (whose client has the default transport).
 func intercept(e *env, answer func(r *http.Request, body []byte) (int, string, bool)) *interceptor {
-	i := &interceptor{next: e.srv.Client().Transport, answer: answer}
+	next := e.srv.Client().Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	i := &interceptor{next: next, answer: answer}
 	e.sendWith(func(c *httpapi.Config) { c.HTTP = &http.Client{Transport: i} })
 	return i
 }

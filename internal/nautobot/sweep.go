@@ -125,6 +125,9 @@ func sweepList[T any, PT interface {
 	if len(out) < count || (!growing && len(out) != count) {
 		return nil, fmt.Errorf("list %s: short read: got %d of %d objects", path, len(out), count)
 	}
+	if growing {
+		return out, nil // pastLast proved the order page by page
+	}
 	if id := repeated[T, PT](out); id != "" {
 		return nil, fmt.Errorf("list %s: object %s came twice, so another one was missed: the server's paging is not by a unique order; read again", path, id)
 	}
