@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,9 +49,9 @@ func TestTriggerSyncsAtOnce(t *testing.T) {
 
 	emitted := clock.Now()
 	clock.Advance(3 * time.Second) // short of any timer: only the trigger can start the sync
-	h.send(agent.Trigger{PortIDs: []string{"port-1"}, Events: 1, Oldest: emitted})
+	h.send(agent.Trigger{NetworkIDs: []string{"net-1"}, Events: 1, Oldest: emitted})
 	c := h.next()
-	want := &agent.Trigger{PortIDs: []string{"port-1"}, Events: 1, Oldest: emitted}
+	want := &agent.Trigger{NetworkIDs: []string{"net-1"}, Events: 1, Oldest: emitted}
 	if !reflect.DeepEqual(c.trig, want) {
 		t.Fatalf("trigger = %+v, want %+v", c.trig, want)
 	}
@@ -74,19 +75,28 @@ func TestQueuedTriggersMerge(t *testing.T) {
 		{
 			name: "narrowed",
 			queued: []agent.Trigger{
-				{NetworkIDs: []string{"net-1"}, PortIDs: []string{"port-1"}, Events: 2, Oldest: t0.Add(time.Second)},
-				{PortIDs: []string{"port-1", "port-2"}, SegmentIDs: []string{"seg-1"}, RangesChanged: true, Events: 3, Oldest: t0},
+				{NetworkIDs: []string{"net-1"}, Events: 2, Oldest: t0.Add(time.Second)},
+				{NetworkIDs: []string{"net-2", "net-1"}, RangesChanged: true, Events: 3, Oldest: t0},
 			},
-			want: &agent.Trigger{NetworkIDs: []string{"net-1"}, PortIDs: []string{"port-1", "port-2"}, SegmentIDs: []string{"seg-1"},
-				RangesChanged: true, Events: 5, Oldest: t0},
+			want: &agent.Trigger{NetworkIDs: []string{"net-1", "net-2"}, RangesChanged: true, Events: 5, Oldest: t0},
 		},
 		{
-			name: "full wins",
+			// The whole site is synced, and the named network read anew:
+			// a sync of the whole site between sweeps may not read Neutron.
+			name: "full keeps the named networks",
 			queued: []agent.Trigger{
-				{SubnetIDs: []string{"subnet-1"}, Events: 1, Oldest: t0},
+				{NetworkIDs: []string{"net-1"}, Events: 1, Oldest: t0},
 				{Full: true, Events: 1, Oldest: t0.Add(time.Second)},
 			},
-			want: &agent.Trigger{Full: true, Events: 2, Oldest: t0},
+			want: &agent.Trigger{NetworkIDs: []string{"net-1"}, Full: true, Events: 2, Oldest: t0},
+		},
+		{
+			name: "unattributed reads Neutron whole",
+			queued: []agent.Trigger{
+				{NetworkIDs: []string{"net-1"}, Events: 1, Oldest: t0},
+				{Unattributed: true, Events: 1, Oldest: t0.Add(time.Second)},
+			},
+			want: &agent.Trigger{Full: true, Unattributed: true, Events: 2, Oldest: t0},
 		},
 	}
 	for _, tt := range tests {
@@ -132,7 +142,7 @@ func TestUnreachableBacksOffAndRecovers(t *testing.T) {
 
 	// A trigger during backoff waits for the retry and joins it, instead of
 	// hitting the unreachable side at once.
-	h.send(agent.Trigger{PortIDs: []string{"port-1"}, Events: 1})
+	h.send(agent.Trigger{NetworkIDs: []string{"net-1"}, Events: 1})
 	clock.Advance(time.Minute) // BackoffMax, well short of the interval
 	c2 := h.next()
 	if c2.trig == nil || !c2.trig.Full || c2.trig.Events != 1 {
@@ -192,7 +202,7 @@ func TestLeaseOneWriter(t *testing.T) {
 		t.Errorf("standby ipsync_lease_held = %v, want 0", got)
 	}
 	// A trigger reaches the standby too; it must not sync.
-	second.send(agent.Trigger{PortIDs: []string{"port-1"}, Events: 1})
+	second.send(agent.Trigger{NetworkIDs: []string{"net-1"}, Events: 1})
 	select {
 	case c := <-second.syncer.calls:
 		t.Fatalf("standby synced (trigger %+v) while the other agent holds the lease", c.trig)
@@ -282,5 +292,46 @@ func TestSetCondition(t *testing.T) {
 	h.agent.SetCondition("rabbitmq", true, "connected")
 	if code, body := h.get("/readyz"); code != 200 {
 		t.Errorf("/readyz = %d %q, want 200", code, body)
+	}
+}
+
+// TestNamedNetworksKeptUntilSynced: networks a notification named stay
+// asked for across failed syncs and the periodic sync of the whole site
+// they merge into, until a sync that covered them succeeded.
+func TestNamedNetworksKeptUntilSynced(t *testing.T) {
+	clock := newFakeClock()
+	cfg := testConfig()
+	cfg.LeaseTTL = 48 * time.Hour // the clock's jumps must not move the lease
+	h := startConfig(t, clock, newLeaseTable(clock, cfg.LeaseTTL).Lease("neutron:"+site, "agent-1"), cfg)
+	h.next().answer(agent.Outcome{}, nil) // the first sweep
+	h.runs(1)
+
+	h.send(agent.Trigger{NetworkIDs: []string{"net-1"}, Events: 1})
+	c := h.next()
+	if c.trig == nil || c.trig.Full || !slices.Equal(c.trig.NetworkIDs, []string{"net-1"}) {
+		t.Fatalf("trigger = %+v, want net-1 narrowed", c.trig)
+	}
+	c.answer(agent.Outcome{}, agent.Unreachable("nautobot", errors.New("503 Service Unavailable")))
+	h.runs(2)
+
+	// The periodic sync falls due during the backoff and takes the
+	// failed work in; a refused plan fails it too.
+	clock.Advance(12 * time.Minute)
+	for i := range 2 {
+		c = h.next()
+		if c.trig == nil || !c.trig.Full || !slices.Equal(c.trig.NetworkIDs, []string{"net-1"}) {
+			t.Fatalf("sync %d after the failure: trigger = %+v, want the whole site with net-1 read anew", i, c.trig)
+		}
+		if i == 0 {
+			c.answer(agent.Outcome{}, errors.New("plan refused: status active is not allowed on IP addresses"))
+			h.runs(3)
+			clock.Advance(time.Minute)
+		}
+	}
+	c.answer(agent.Outcome{}, nil)
+	h.runs(4)
+	clock.Advance(12 * time.Minute)
+	if c = h.next(); c.trig == nil || !c.trig.Full || len(c.trig.NetworkIDs) > 0 {
+		t.Errorf("periodic sync after the one that succeeded: trigger = %+v, want the whole site, no network named", c.trig)
 	}
 }

@@ -20,7 +20,7 @@ func TestStatusPageInABrowser(t *testing.T) {
 	h := start(t, clock, newTable(clock), "agent-1")
 	h.next().answer(driftingOutcome(), nil)
 	h.runs(1)
-	h.send(agent.Trigger{PortIDs: []string{"port-1"}, Events: 3})
+	h.send(agent.Trigger{NetworkIDs: []string{"net-1"}, Events: 3})
 	h.next().answer(agent.Outcome{}, agent.Unreachable("nautobot", errors.New("502 Bad Gateway")))
 	h.runs(2)
 	h.agent.SetCondition("rabbitmq", true, "consuming amqp://rabbitmq.a11.example.net:5672/")

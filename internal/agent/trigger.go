@@ -5,12 +5,22 @@ import (
 	"time"
 )
 
-// Trigger narrows a sync to what Neutron notifications said changed. A nil
-// *Trigger, or one with Full set, asks for a full reconcile.
+// Trigger is the work a sync is asked to do: the networks Neutron's
+// notifications named, the whole site, or the whole site read whole. A nil
+// *Trigger asks for a sweep.
 type Trigger struct {
-	NetworkIDs, SubnetIDs, PortIDs, SegmentIDs []string
-	RangesChanged                              bool
-	Full                                       bool
+	// NetworkIDs are the networks notifications named. A full trigger keeps
+	// them: a sync of the whole site that learns of Neutron's changes from
+	// notifications reads them anew, so merging into one never forgets them.
+	NetworkIDs    []string
+	RangesChanged bool
+	// Full asks for a sync of the whole site, not only NetworkIDs.
+	Full bool
+	// Unattributed says Neutron changed in ways no network list names (a
+	// notification that named no network, a resync of the consumer, more
+	// networks than maxPendingIDs): the sync reads Neutron whole. It
+	// implies Full.
+	Unattributed bool
 	// Sweep asks for a full reconcile that reads both sides whole instead
 	// of what changed since the last one; it implies Full.
 	Sweep bool
@@ -20,13 +30,13 @@ type Trigger struct {
 	Oldest time.Time
 }
 
-// maxPendingIDs bounds what queues up while syncs cannot run (a side is
-// down, the lease is elsewhere): past it a full reconcile is cheaper than
-// remembering every id.
+// maxPendingIDs bounds the networks that queue up while syncs cannot run
+// (a side is down, the lease is elsewhere): past it a whole read of Neutron
+// is cheaper than reading every network by id.
 const maxPendingIDs = 10_000
 
-// merge folds b into a, either may be nil. A full trigger wins: its id lists
-// are dropped because a full reconcile covers them.
+// merge folds b into a, either may be nil. Nothing either names is
+// dropped unless the merged trigger reads Neutron whole, which covers it.
 func merge(a, b *Trigger) *Trigger {
 	if a == nil && b == nil {
 		return nil
@@ -37,23 +47,20 @@ func merge(a, b *Trigger) *Trigger {
 			continue
 		}
 		out.NetworkIDs = union(out.NetworkIDs, t.NetworkIDs)
-		out.SubnetIDs = union(out.SubnetIDs, t.SubnetIDs)
-		out.PortIDs = union(out.PortIDs, t.PortIDs)
-		out.SegmentIDs = union(out.SegmentIDs, t.SegmentIDs)
 		out.RangesChanged = out.RangesChanged || t.RangesChanged
-		out.Full = out.Full || t.Full || t.Sweep
+		out.Full = out.Full || t.Full || t.Unattributed || t.Sweep
+		out.Unattributed = out.Unattributed || t.Unattributed
 		out.Sweep = out.Sweep || t.Sweep
 		out.Events += t.Events
 		if !t.Oldest.IsZero() && (out.Oldest.IsZero() || t.Oldest.Before(out.Oldest)) {
 			out.Oldest = t.Oldest
 		}
 	}
-	if len(out.NetworkIDs)+len(out.SubnetIDs)+len(out.PortIDs)+len(out.SegmentIDs) > maxPendingIDs {
-		out.Full = true
+	if len(out.NetworkIDs) > maxPendingIDs {
+		out.Full, out.Unattributed = true, true
 	}
-	if out.Full {
-		out.NetworkIDs, out.SubnetIDs, out.PortIDs, out.SegmentIDs = nil, nil, nil, nil
-		out.RangesChanged = false
+	if out.Unattributed || out.Sweep {
+		out.NetworkIDs = nil
 	}
 	return out
 }

@@ -173,8 +173,8 @@ func (e *env) startEvents(ctx context.Context, cfg *config.Config, site *config.
 			case <-ctx.Done():
 				return
 			case b := <-batches:
-				t := agent.Trigger{NetworkIDs: b.NetworkIDs, SubnetIDs: b.SubnetIDs, PortIDs: b.PortIDs, SegmentIDs: b.SegmentIDs,
-					RangesChanged: b.RangeChanged, Full: b.Full, Events: b.Events, Oldest: b.Oldest}
+				t := agent.Trigger{NetworkIDs: b.NetworkIDs, RangesChanged: b.RangeChanged, Unattributed: b.Unattributed,
+					Full: b.Unattributed, Events: b.Events, Oldest: b.Oldest}
 				select {
 				case out <- t:
 				case <-ctx.Done():

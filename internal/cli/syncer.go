@@ -13,9 +13,9 @@ import (
 type siteSyncer struct{ s *sitesync.Syncer }
 
 func (a siteSyncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcome, error) {
-	req := sitesync.Request{Sweep: t == nil || t.Sweep}
-	if t != nil && !t.Full && !t.Sweep {
-		req.Networks = t.NetworkIDs
+	req := sitesync.Request{Sweep: true}
+	if t != nil {
+		req = sitesync.Request{Networks: t.NetworkIDs, Full: t.Full, NeutronWhole: t.Unattributed, Sweep: t.Sweep}
 	}
 	out, err := a.s.Sync(ctx, req)
 	if ue, ok := errors.AsType[*sitesync.UnreachableError](err); ok {

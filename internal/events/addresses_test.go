@@ -78,8 +78,8 @@ func TestCoalesceAddressEvents(t *testing.T) {
 			}
 		}
 		b := c.batch()
-		if !reflect.DeepEqual(b.NetworkIDs, tt.networks) || b.Full != tt.full {
-			t.Errorf("%s: batch networks %v full %v, want %v %v", tt.name, b.NetworkIDs, b.Full, tt.networks, tt.full)
+		if !reflect.DeepEqual(b.NetworkIDs, tt.networks) || b.Unattributed != tt.full {
+			t.Errorf("%s: batch networks %v unattributed %v, want %v %v", tt.name, b.NetworkIDs, b.Unattributed, tt.networks, tt.full)
 		}
 	}
 }

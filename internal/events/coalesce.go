@@ -11,25 +11,27 @@ import (
 // Batch is what a burst of events asks the agent to look at.
 type Batch struct {
 	// NetworkIDs are the networks touched, directly or as the parent of a
-	// port, subnet or segment. Sorted, like the other id lists.
+	// port, subnet or segment, sorted. A network is all a sync can be
+	// narrowed to: it reads a network with its ports, subnets and segments.
 	NetworkIDs []string
-	PortIDs    []string
-	SubnetIDs  []string
-	SegmentIDs []string
 	// RangeChanged is set when a network segment range changed.
 	RangeChanged bool
-	// Full asks for a full reconcile: some event could not be attributed to
-	// a network, or the batch outgrew maxBatchIDs (its id lists are then
-	// dropped).
-	Full bool
+	// Unattributed says Neutron changed in ways no network list names:
+	// an event named no network (a router's gateway set or cleared, a
+	// port delete whose payload holds only the port's id), the consumer
+	// started consuming (Resync), or the batch outgrew maxBatchIDs
+	// networks (its list is then dropped). Neutron must be read whole.
+	Unattributed bool
 	// Events is how many notifications were coalesced.
 	Events int
 	// Oldest is when the oldest of them was emitted, for lag metrics.
 	Oldest time.Time
 }
 
-// maxBatchIDs bounds a batch that keeps growing while the agent is busy:
-// past it a full reconcile is cheaper than remembering every id.
+// maxBatchIDs bounds the networks of a batch that keeps growing while the
+// agent is busy: past it a whole read of Neutron is cheaper than reading
+// every network by id. Only networks count: a thousand ports of one
+// network are one network to read.
 const maxBatchIDs = 10_000
 
 // Coalesce collapses bursts of events from in into batches on out. A batch
@@ -111,19 +113,14 @@ func coalesce(ctx context.Context, clk clock.Clock, in <-chan Event, window, max
 
 // collector accumulates events into a Batch.
 type collector struct {
-	networks, ports, subnets, segments map[string]struct{}
-	ranges, full, overflow             bool
-	events                             int
-	oldest                             time.Time
+	networks                       map[string]struct{}
+	ranges, unattributed, overflow bool
+	events                         int
+	oldest                         time.Time
 }
 
 func newCollector() *collector {
-	return &collector{
-		networks: map[string]struct{}{},
-		ports:    map[string]struct{}{},
-		subnets:  map[string]struct{}{},
-		segments: map[string]struct{}{},
-	}
+	return &collector{networks: map[string]struct{}{}}
 }
 
 func (c *collector) add(ev Event) {
@@ -132,7 +129,7 @@ func (c *collector) add(ev Event) {
 		c.oldest = ev.Timestamp
 	}
 	if !ev.attributed() {
-		c.full = true
+		c.unattributed = true
 	}
 	if ev.Resource == NetworkSegmentRange {
 		c.ranges = true
@@ -140,39 +137,20 @@ func (c *collector) add(ev Event) {
 	if c.overflow {
 		return
 	}
-	var own map[string]struct{}
-	switch ev.Resource {
-	case Network:
-		own = c.networks
-	case Port:
-		own = c.ports
-	case Subnet:
-		own = c.subnets
-	case Segment:
-		own = c.segments
-	}
-	if own != nil {
-		for _, id := range ev.IDs {
-			own[id] = struct{}{}
-		}
-	}
 	for _, id := range ev.NetworkIDs {
 		c.networks[id] = struct{}{}
 	}
-	if len(c.networks)+len(c.ports)+len(c.subnets)+len(c.segments) > maxBatchIDs {
-		c.overflow, c.full = true, true
-		c.networks, c.ports, c.subnets, c.segments = nil, nil, nil, nil
+	if len(c.networks) > maxBatchIDs {
+		c.overflow, c.unattributed = true, true
+		c.networks = nil
 	}
 }
 
 func (c *collector) batch() Batch {
 	return Batch{
 		NetworkIDs:   sortedKeys(c.networks),
-		PortIDs:      sortedKeys(c.ports),
-		SubnetIDs:    sortedKeys(c.subnets),
-		SegmentIDs:   sortedKeys(c.segments),
 		RangeChanged: c.ranges,
-		Full:         c.full,
+		Unattributed: c.unattributed,
 		Events:       c.events,
 		Oldest:       c.oldest,
 	}

@@ -70,9 +70,6 @@ func TestCoalesceBurst(t *testing.T) {
 	got := c.batch()
 	want := Batch{
 		NetworkIDs: []string{"n1", "n2", "n3"},
-		PortIDs:    []string{"p1", "p2"},
-		SubnetIDs:  []string{"s1"},
-		SegmentIDs: []string{"g1"},
 		Events:     5,
 		Oldest:     at(3),
 	}
@@ -122,12 +119,12 @@ func TestCoalesceAbsorbsWhileOutIsBusy(t *testing.T) {
 		c.send(Event{Resource: Port, IDs: []string{"p" + string(rune('a'+i%26))}, NetworkIDs: []string{"n1"}}, false)
 	}
 	got := c.batch()
-	if got.Events != 50 || len(got.PortIDs) != 26 || !reflect.DeepEqual(got.NetworkIDs, []string{"n1"}) {
-		t.Errorf("batch = %d events, %d ports, networks %v; want 50, 26, [n1]", got.Events, len(got.PortIDs), got.NetworkIDs)
+	if got.Events != 50 || got.Unattributed || !reflect.DeepEqual(got.NetworkIDs, []string{"n1"}) {
+		t.Errorf("batch = %d events, networks %v, unattributed %v; want 50, [n1], false", got.Events, got.NetworkIDs, got.Unattributed)
 	}
 }
 
-func TestCoalesceFullAndRanges(t *testing.T) {
+func TestCoalesceUnattributedAndRanges(t *testing.T) {
 	tests := []struct {
 		name   string
 		events []Event
@@ -136,12 +133,17 @@ func TestCoalesceFullAndRanges(t *testing.T) {
 		{
 			name:   "port delete without network",
 			events: []Event{{Resource: Port, Action: Delete, IDs: []string{"p1"}}},
-			want:   Batch{PortIDs: []string{"p1"}, Full: true, Events: 1},
+			want:   Batch{Unattributed: true, Events: 1},
 		},
 		{
 			name:   "payload without ids",
 			events: []Event{{Resource: Subnet, Action: Create}},
-			want:   Batch{Full: true, Events: 1},
+			want:   Batch{Unattributed: true, Events: 1},
+		},
+		{
+			name:   "the consumer started consuming",
+			events: []Event{{Type: Resync, Resource: Resync}},
+			want:   Batch{Unattributed: true, Events: 1},
 		},
 		{
 			name:   "segment range",
@@ -154,7 +156,7 @@ func TestCoalesceFullAndRanges(t *testing.T) {
 				{Resource: Network, IDs: []string{"n1"}, NetworkIDs: []string{"n1"}},
 				{Resource: Segment, IDs: []string{"g1"}},
 			},
-			want: Batch{NetworkIDs: []string{"n1"}, SegmentIDs: []string{"g1"}, Full: true, Events: 2},
+			want: Batch{NetworkIDs: []string{"n1"}, Unattributed: true, Events: 2},
 		},
 	}
 	for _, tt := range tests {
@@ -170,19 +172,49 @@ func TestCoalesceFullAndRanges(t *testing.T) {
 	}
 }
 
-func TestCoalesceOverflowAsksForFull(t *testing.T) {
-	ids := make([]string, maxBatchIDs+1)
-	for i := range ids {
-		ids[i] = "p" + strconv.Itoa(i)
+// Past maxBatchIDs networks the batch asks for a whole read of Neutron;
+// ports, however many, count as the networks they belong to.
+func TestCoalesceOverflow(t *testing.T) {
+	many := func(prefix string, n int) []string {
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = prefix + strconv.Itoa(i)
+		}
+		return ids
 	}
-	c := startCoalesce(t, t.Context(), 0, 0)
-	c.send(Event{Resource: Port, IDs: ids, NetworkIDs: []string{"n1"}}, false)
-	c.send(Event{Resource: Network, IDs: []string{"n2"}, NetworkIDs: []string{"n2"}}, false)
-	got := c.batch()
-	want := Batch{Full: true, Events: 2}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("batch = Full %v, Events %d, %d networks, %d ports; want Full, 2 events, no ids",
-			got.Full, got.Events, len(got.NetworkIDs), len(got.PortIDs))
+	tests := []struct {
+		name   string
+		events []Event
+		want   Batch
+	}{
+		{
+			name: "ports of one network",
+			events: []Event{
+				{Resource: Port, IDs: many("p", maxBatchIDs+1), NetworkIDs: []string{"n1"}},
+				{Resource: Port, IDs: []string{"q"}, NetworkIDs: []string{"n2"}},
+			},
+			want: Batch{NetworkIDs: []string{"n1", "n2"}, Events: 2},
+		},
+		{
+			name: "networks past the cap",
+			events: []Event{
+				{Resource: Network, IDs: many("n", maxBatchIDs), NetworkIDs: many("n", maxBatchIDs)},
+				{Resource: Network, IDs: []string{"x"}, NetworkIDs: []string{"x"}},
+				{Resource: Network, IDs: []string{"y"}, NetworkIDs: []string{"y"}},
+			},
+			want: Batch{Unattributed: true, Events: 3},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startCoalesce(t, t.Context(), 0, 0)
+			for _, ev := range tt.events {
+				c.send(ev, false)
+			}
+			if got := c.batch(); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("batch = unattributed %v, %d events, %d networks; want %+v", got.Unattributed, got.Events, len(got.NetworkIDs), tt.want)
+			}
+		})
 	}
 }
 
@@ -210,11 +242,11 @@ func TestCoalesceStopsOnCancel(t *testing.T) {
 }
 
 // The exported function on the wall clock: however the events are split
-// into batches, together they carry every id once.
+// into batches, together they carry every network once.
 func TestCoalesceRealClock(t *testing.T) {
 	in, out := make(chan Event, 100), make(chan Batch)
 	for i := range 100 {
-		in <- Event{Resource: Port, IDs: []string{strconv.Itoa(i)}, NetworkIDs: []string{"n1"}}
+		in <- Event{Resource: Port, IDs: []string{"p" + strconv.Itoa(i)}, NetworkIDs: []string{strconv.Itoa(i)}}
 	}
 	close(in)
 	go Coalesce(t.Context(), in, time.Millisecond, 10*time.Millisecond, out)
@@ -228,10 +260,10 @@ func TestCoalesceRealClock(t *testing.T) {
 			t.Fatalf("stuck after %d of 100 events", events)
 		}
 		events += b.Events
-		ports = append(ports, b.PortIDs...)
+		ports = append(ports, b.NetworkIDs...)
 	}
 	slices.Sort(ports)
 	if len(slices.Compact(ports)) != 100 || events != 100 {
-		t.Errorf("batches carried %d events and %d distinct ports, want 100 and 100", events, len(ports))
+		t.Errorf("batches carried %d events and %d distinct networks, want 100 and 100", events, len(ports))
 	}
 }

@@ -249,6 +249,26 @@ func (r *running) next(ours map[string]bool) Event {
 	}
 }
 
+// nextResync waits for the event the consumer sends when it starts
+// consuming; no notification of the test's comes before it.
+func (r *running) nextResync() {
+	r.t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		select {
+		case ev := <-r.out:
+			if ev.Type == Resync {
+				if ev.attributed() {
+					r.t.Errorf("resync event %+v names networks; want none, so that Neutron is read whole", ev)
+				}
+				return
+			}
+		case <-deadline:
+			r.t.Fatal("no resync event after the consumer started consuming")
+		}
+	}
+}
+
 type idSet map[string]bool
 
 func newIDs(names ...string) ([]string, idSet) {
@@ -328,6 +348,7 @@ func TestIntegrationReconnectsAfterBrokerRestart(t *testing.T) {
 	}
 	live := startConsumer(t, testConfig(t, url, "live"))
 	live.waitState(0, connected)
+	live.nextResync()
 
 	// A second agent's queue exists but its agent is down across the
 	// broker restart: what was queued for it must still be there.
@@ -359,6 +380,10 @@ func TestIntegrationReconnectsAfterBrokerRestart(t *testing.T) {
 	upAt, up := live.waitState(downAt, connected)
 	t.Logf("consumer saw %q; reconnected after %d failed attempts, %v after noticing, %v after the restart script returned",
 		down.err, upAt-downAt, up.at.Sub(down.at).Round(time.Millisecond), up.at.Sub(restartStart.Add(restartTook)).Round(time.Millisecond))
+
+	// What Neutron published while the queue was unbound reached no
+	// queue: the consumer says so before anything else it consumes.
+	live.nextResync()
 
 	sentAt := time.Now()
 	p.publish("segment.update.end", map[string]any{"segment": map[string]any{"id": after, "network_id": "n-" + after}})

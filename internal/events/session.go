@@ -53,6 +53,14 @@ func (c *Consumer) session(ctx context.Context, log *slog.Logger, out chan<- Eve
 
 	c.state(true, nil)
 	log.Info("consuming neutron notifications", "backlog", backlog)
+	resync := Event{Type: Resync, Resource: Resync, Timestamp: c.clock.Now().UTC()}
+	select {
+	case out <- resync:
+	case <-ctx.Done():
+		return true, nil
+	case <-lost.dead:
+		return true, lost.err
+	}
 	for {
 		select {
 		case <-ctx.Done():

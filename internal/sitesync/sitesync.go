@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -63,8 +64,18 @@ type Config struct {
 // named; else the whole site, read by what changed since the last sync
 // where each side can tell; or with Sweep, the whole site read whole.
 type Request struct {
+	// Networks are the networks Neutron's notifications named. Alone they
+	// narrow the sync to themselves; with Full or NeutronWhole they are
+	// read anew within the sync of the whole site.
 	Networks []string
-	Sweep    bool
+	// Full asks for the whole site even where Networks name some.
+	Full bool
+	// NeutronWhole says Neutron changed in ways no network list names (a
+	// notification named none, notifications may have been lost): the
+	// whole site is synced on a whole read of Neutron. changed_since would
+	// not do: it lists no deletes.
+	NeutronWhole bool
+	Sweep        bool
 }
 
 // Outcome is what one sync did. A nil Plan means nothing was concluded for
@@ -150,7 +161,8 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	defer s.mu.Unlock()
 	out := Outcome{Reads: map[string]int{}, Objects: map[string]int{}, Whole: map[string]bool{}, Misses: map[string][]string{}}
 	sweep := req.Sweep || s.last == nil
-	narrowed := len(req.Networks) > 0 && !sweep
+	narrowed := len(req.Networks) > 0 && !req.Full && !req.NeutronWhole && !sweep
+	wasSettled := s.settled
 	started := s.cfg.Clock.Now()
 	before := map[string]int64{"neutron": requests(s.source), "target": requests(s.target)}
 	defer func() {
@@ -197,6 +209,12 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	res, err := s.apply(ctx, r, report)
 	out.Plan, out.Writes, out.Drift = res.Plan, res.Writes, res.Drift
 	s.settled = err == nil && !s.cfg.DryRun
+	if narrowed {
+		// The target's changes outside the named networks were read but
+		// not planned against: until a sync of the whole site plans them,
+		// the site is settled only if there were none.
+		s.settled = s.settled && wasSettled && !changed
+	}
 	if err == nil {
 		s.last = snap
 		if !narrowed {
@@ -229,28 +247,24 @@ func (s *Syncer) readNeutron(ctx context.Context, req Request, sweep, narrowed b
 		// Without the target's groups the footprint may hold VLANs of
 		// groups it lacks: more than needed, never less.
 		return snap, scope.Scope{Only: neutron.Footprint(s.cfg.Map, req.Networks, s.last, snap)}, nil
-	case !sweep:
-		if cs, ok := s.source.(ChangeSource); ok && !s.noChangedSince && !s.lastRead.IsZero() {
-			ids, err := cs.ChangedNetworks(ctx, s.lastRead.Add(-changelog.Overlap))
-			switch {
-			case errors.Is(err, neutron.ErrNoChangeFilter):
-				s.noChangedSince = true
-				s.cfg.Log.Info("neutron refuses changed_since: syncs of the whole site learn of its changes from notifications, or read it whole", "notified", s.cfg.Notified)
-			case err != nil:
-				return nil, scope.Scope{}, err
-			case len(ids) == 0:
-				return s.last, scope.Scope{}, nil
-			default:
-				fresh, err := s.source.ReadNetworks(ctx, ids)
-				if err != nil {
-					return nil, scope.Scope{}, err
-				}
-				out.Objects["neutron"] = records(fresh)
-				return replace(s.last, ids, fresh), scope.Scope{}, nil
-			}
+	case !sweep && !req.NeutronWhole:
+		ids, told, err := s.changedNetworks(ctx)
+		if err != nil {
+			return nil, scope.Scope{}, err
 		}
-		if s.cfg.Notified {
-			return s.last, scope.Scope{}, nil
+		if told {
+			ids = slices.Concat(ids, req.Networks)
+			slices.Sort(ids)
+			ids = slices.Compact(ids)
+			if len(ids) == 0 {
+				return s.last, scope.Scope{}, nil
+			}
+			fresh, err := s.source.ReadNetworks(ctx, ids)
+			if err != nil {
+				return nil, scope.Scope{}, err
+			}
+			out.Objects["neutron"] = records(fresh)
+			return replace(s.last, ids, fresh), scope.Scope{}, nil
 		}
 	}
 	snap, err := s.source.Read(ctx)
@@ -260,6 +274,27 @@ func (s *Syncer) readNeutron(ctx context.Context, req Request, sweep, narrowed b
 	out.Whole["neutron"] = true
 	out.Objects["neutron"] = records(snap)
 	return snap, scope.Scope{}, nil
+}
+
+// changedNetworks are the networks Neutron says changed since the last
+// sync of the whole site (changed_since), where it takes the filter. told
+// says whether Neutron's changes are known without a whole read: from
+// changed_since, or from notifications, which name the networks they
+// touch in the request.
+func (s *Syncer) changedNetworks(ctx context.Context) (ids []string, told bool, err error) {
+	if cs, ok := s.source.(ChangeSource); ok && !s.noChangedSince && !s.lastRead.IsZero() {
+		ids, err := cs.ChangedNetworks(ctx, s.lastRead.Add(-changelog.Overlap))
+		switch {
+		case errors.Is(err, neutron.ErrNoChangeFilter):
+			s.noChangedSince = true
+			s.cfg.Log.Info("neutron refuses changed_since: syncs of the whole site learn of its changes from notifications, or read it whole", "notified", s.cfg.Notified)
+		case err != nil:
+			return nil, false, err
+		default:
+			return ids, true, nil
+		}
+	}
+	return nil, s.cfg.Notified, nil
 }
 
 // readTarget reads the target's objects: by its change log where it
