@@ -3,6 +3,7 @@ package changelog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/ipsync/ipsync/internal/clock"
@@ -86,7 +87,9 @@ func (f *Follower) refresh(ctx context.Context) ([]resource.Object, Stats, error
 		return nil, Stats{}, err
 	}
 	if s, ok := f.rr.(Settler); ok {
-		s.Settle(ch)
+		if err := s.Settle(ctx, ch); err != nil {
+			return nil, Stats{}, fmt.Errorf("read changed lookups again: %w", err)
+		}
 	}
 	st, err := f.view.Update(ctx, ch, f.kinds, f.rr)
 	if err != nil {

@@ -23,9 +23,12 @@ type Rereader interface {
 // Settler is a Rereader that can take out of Changes the changes of
 // lookups (types the view does not hold) that leave every object reading
 // as before: objects name a tag or a role by name, so a change that keeps
-// the name changes none of them.
+// the name changes none of them. A plan also checks where a lookup may be
+// used (a status's content types), which the log does not tell: Settle
+// reads such lookups again and gives the plan what it read, so that a
+// refusal the operator fixed in the target is not repeated.
 type Settler interface {
-	Settle(ch Changes)
+	Settle(ctx context.Context, ch Changes) error
 }
 
 // viewKey is how a view holds an object: targets such as NetBox number

@@ -53,17 +53,56 @@ func logTypes(sc []resource.Kind) []string {
 // learning the VLANs and parent prefixes they refer to that it lacks.
 type rereader struct{ last *reading }
 
+var _ changelog.Settler = rereader{}
+
 // Settle takes out of ch the changes of lookups that keep the name they had
 // in the whole read. A lookup created since is not taken out: objects
-// naming it would be read without its name.
-func (rr rereader) Settle(ch changelog.Changes) {
+// naming it would be read without its name. Statuses and roles are read
+// again first: the plan checks their content types, which the log does
+// not tell, and gets what was read.
+func (rr rereader) Settle(ctx context.Context, ch changelog.Changes) error {
+	l := rr.last.m.l
 	for typ, kind := range namedLookups() {
+		var same []string
 		for id, deleted := range ch.Objects[typ] {
-			if known, ok := rr.last.m.l.refs[kind][id]; ok && !deleted && known.Name == ch.Names[typ][id] {
+			if known, ok := l.refs[kind][id]; ok && !deleted && known.Name == ch.Names[typ][id] {
+				same = append(same, id)
+			}
+		}
+		path, checked := usedWhere()[kind]
+		if !checked {
+			for _, id := range same {
 				ch.Drop(typ, id)
+			}
+			continue
+		}
+		if len(same) == 0 {
+			continue
+		}
+		slices.Sort(same)
+		fresh, err := byIDs[named](ctx, rr.last.c, path, same, &httpapi.Tally{})
+		if err != nil {
+			return fmt.Errorf("%s: %w", typ, err)
+		}
+		for _, n := range fresh {
+			// Renamed since the log was read: left for the view to refuse.
+			if n.Name == l.refs[kind][n.ID].Name {
+				rr.last.c.relearn(l, kind, n)
+				ch.Drop(typ, n.ID)
 			}
 		}
 	}
+	return nil
+}
+
+// usedWhere are the lookups whose content types say where they may be
+// used, which the plan checks, and where they are read. Tags have content
+// types too, but the objects a follower serves (a site's) name no tag
+// but the marker, which the write's preflight checks as it is then; and
+// every renewal of the agent's lease rewrites a tag, which would cost a
+// read every cycle.
+func usedWhere() map[resource.Kind]string {
+	return map[resource.Kind]string{resource.RefStatus: pathStatuses, resource.RefRole: pathRoles}
 }
 
 func (rr rereader) Reread(ctx context.Context, ids map[resource.Kind][]string) ([]resource.Object, []resource.Key, error) {

@@ -175,6 +175,22 @@ func (c *Client) learnRefs(l *lookups) {
 	c.seen = l
 }
 
+// relearn puts n, read again with the name it had, in place of what l and
+// the lookups the client checks with knew of it.
+func (c *Client) relearn(l *lookups, k resource.Kind, n named) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, into := range []*lookups{l, c.seen} {
+		if into == nil {
+			continue
+		}
+		if old, ok := into.refs[k][n.ID]; ok && old.Name == n.Name {
+			into.refs[k][n.ID] = n
+			into.byName[k][n.Name] = n
+		}
+	}
+}
+
 func (c *Client) learn(k resource.Key, id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -54,7 +54,9 @@ func TestSettle(t *testing.T) {
 				ch.Objects[e.Type][e.ObjectID] = ch.Objects[e.Type][e.ObjectID] || e.Deleted
 				ch.Names[e.Type][e.ObjectID] = e.Name
 			}
-			rr.Settle(ch)
+			if err := rr.Settle(t.Context(), ch); err != nil {
+				t.Fatal(err)
+			}
 			if !maps.EqualFunc(ch.Objects, tt.want, maps.Equal) {
 				t.Errorf("Settle = %v, want %v", ch.Objects, tt.want)
 			}

@@ -87,10 +87,6 @@ func logTypes(lookups map[string]resource.Kind) []string {
 	return types
 }
 
-// rereader reads changed objects again with the lookups and names of the
-// last whole read, learning the VLANs that prefixes refer to which it
-// lacks.
-
 // rereader reads changed objects again with the lookups and names of a
 // whole read, learning the VLANs that prefixes refer to which it lacks.
 type rereader struct {
@@ -98,12 +94,17 @@ type rereader struct {
 	lookups map[string]resource.Kind
 }
 
+var _ changelog.Settler = rereader{}
+
 // Settle takes out of ch the lookups that still exist under the name the
 // whole read has for them: objects name them by name alone, so however
 // else they changed (a tag's description, rewritten by every renewal of
-// the agent's lease), every object reads as before. Any other change of a
-// lookup is left for the view to refuse.
-func (rr rereader) Settle(ch changelog.Changes) {
+// the agent's lease), every object reads as before. Of these only tags
+// say where they may be used (object types), and the objects a follower
+// serves (a site's) name no tag but the marker, which the write's
+// preflight checks as it is then. Any other change of a lookup is left
+// for the view to refuse.
+func (rr rereader) Settle(_ context.Context, ch changelog.Changes) error {
 	for typ, kind := range rr.lookups {
 		if kind == "" {
 			continue
@@ -118,6 +119,7 @@ func (rr rereader) Settle(ch changelog.Changes) {
 			}
 		}
 	}
+	return nil
 }
 
 // Reread reads the objects with the given ids again.

@@ -29,17 +29,24 @@ type realTarget struct {
 	target func(sc scope.Scope) reconcile.Target
 	// call sends a request as a person editing the target would.
 	call func(ctx context.Context, method, path string, query url.Values, in, out any) error
+	// typesField is the field of a tag that says what it may be used on.
+	typesField string
 }
 
 // eachRealTarget runs fn against every real Nautobot and NetBox the
 // environment names.
 func eachRealTarget(t *testing.T, fn func(t *testing.T, g realTarget)) {
-	nbtest.EachReal(t, func(t *testing.T, s *nbtest.Server) {
+	eachTargetOf(t, nbtest.EachReal, fn)
+}
+
+// eachTargetOf runs fn against the Nautobots each gives and NetBox.
+func eachTargetOf(t *testing.T, each func(*testing.T, func(*testing.T, *nbtest.Server)), fn func(t *testing.T, g realTarget)) {
+	each(t, func(t *testing.T, s *nbtest.Server) {
 		c, err := nautobot.New(nautobot.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}
-		fn(t, newRealTarget(t, c, func(sc scope.Scope) reconcile.Target { return c.Target(sc) }))
+		fn(t, newRealTarget(t, c, "content_types", func(sc scope.Scope) reconcile.Target { return c.Target(sc) }))
 	})
 	t.Run("netbox", func(t *testing.T) {
 		s := netboxtest.New(t)
@@ -47,7 +54,7 @@ func eachRealTarget(t *testing.T, fn func(t *testing.T, g realTarget)) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fn(t, newRealTarget(t, c, func(sc scope.Scope) reconcile.Target { return c.Target(sc) }))
+		fn(t, newRealTarget(t, c, "object_types", func(sc scope.Scope) reconcile.Target { return c.Target(sc) }))
 	})
 }
 
@@ -57,11 +64,11 @@ type realClient interface {
 	Call(ctx context.Context, method, path string, query url.Values, in, out any) (int, error)
 }
 
-func newRealTarget(t *testing.T, c realClient, target func(sc scope.Scope) reconcile.Target) realTarget {
+func newRealTarget(t *testing.T, c realClient, typesField string, target func(sc scope.Scope) reconcile.Target) realTarget {
 	if _, err := c.Bootstrap(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return realTarget{target: target, call: func(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	return realTarget{target: target, typesField: typesField, call: func(ctx context.Context, method, path string, query url.Values, in, out any) error {
 		_, err := c.Call(ctx, method, path, query, in, out)
 		return err
 	}}
