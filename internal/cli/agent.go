@@ -131,8 +131,10 @@ func (e *env) siteSyncer(ctx context.Context, cfg *config.Config, site *config.S
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	sc := siteScope(site, nil)
 	s := sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun,
-		Notified: cfg.Agent.RabbitMQ.URL != "", Log: logger.With("site", site.Name)}, src.reader, server.target(siteScope(site)))
+		Notified: cfg.Agent.RabbitMQ.URL != "", Log: logger.With("site", site.Name), Scope: sc, Rescope: server.target},
+		src.reader, server.target(sc))
 	return s, server, nil
 }
 

@@ -179,7 +179,7 @@ func (e *env) prepareSaved(ctx context.Context, cmd *cobra.Command, f *planFlags
 		if err != nil {
 			return nil, nil, err
 		}
-		sc = siteScope(s)
+		sc = siteScope(s, nil)
 	}
 	j.scope = sc
 	if err := e.openTarget(cfg, sc, j); err != nil {

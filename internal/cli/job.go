@@ -172,13 +172,19 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 		if err != nil {
 			return nil, err
 		}
-		j.desired = func(ctx context.Context, current []resource.Object) ([]resource.Object, error) {
-			objs, leaks, err := src.desired(ctx, current)
+		// Neutron first: its physical networks say which VLAN groups the
+		// target is read in.
+		snap, err := src.read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		j.desired = func(_ context.Context, current []resource.Object) ([]resource.Object, error) {
+			objs, leaks := src.desired(snap, current)
 			j.leaks = leaks
-			return objs, err
+			return objs, nil
 		}
 		j.policy = cfg.PlanPolicy(resource.NeutronOwner(site.Name))
-		j.scope = siteScope(site)
+		j.scope = siteScope(site, snap)
 	}
 	if f.mode != "" {
 		if j.policy.Mode, err = plan.ParseMode(f.mode); err != nil {

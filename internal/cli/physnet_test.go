@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -38,6 +39,55 @@ func TestPhysnetNotInPhysnetGroups(t *testing.T) {
 		}
 		if doc.has("segment", "physnet-") {
 			t.Errorf("plan reports a leak for the routed network: %+v", doc.Leaks)
+		}
+	})
+}
+
+// TestPhysnetNotInPhysnetGroupsSeesWhatIsThere: a VLAN already in the
+// group named like a physical network that physnet_groups does not list,
+// made by hand, is a conflict the plan shows and apply refuses before its
+// first write, as in a listed group; not a create that fails half-way.
+func TestPhysnetNotInPhysnetGroupsSeesWhatIsThere(t *testing.T) {
+	base := neutronURL(t)
+	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) {
+		cfg := siteConfig(t, srv, base, "    physnet_groups: {a11-12-network: a11-12-network}\n")
+		mustRun(t, "bootstrap", "--config", cfg, "--commit")
+		mustRun(t, "apply", "--config", cfg, "--commit")
+		var groups struct {
+			Results []struct {
+				ID string `json:"id"`
+			} `json:"results"`
+		}
+		srv.Call(t, "GET", "/api/ipam/vlan-groups/?name=a11-13-network", nil, &groups)
+		if len(groups.Results) != 1 {
+			t.Fatalf("the examples' VLAN group a11-13-network: %d found", len(groups.Results))
+		}
+		srv.Call(t, "POST", "/api/ipam/vlans/", map[string]any{"vid": 175, "name": "by-hand", "status": "Active",
+			"vlan_group": groups.Results[0].ID}, nil)
+		routedNetwork(t, base, fmt.Sprintf("physnet-hand-%d", time.Now().UnixNano()%100000), 174, 175, "172.29.14.0/24", "172.29.15.0/24")
+
+		code, out, errOut := run(t, nil, "plan", "--config", cfg, "--site", "a11", "-o", "json")
+		if code != ExitRefused {
+			t.Fatalf("plan: exit %d, want %d (refused)\n%s\n%s", code, ExitRefused, out, errOut)
+		}
+		var doc struct {
+			Changes []struct{ Action, Kind, Key string } `json:"changes"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		conflict := false
+		for _, c := range doc.Changes {
+			conflict = conflict || c.Action == "conflict" && c.Key == "a11-13-network/175"
+		}
+		if !conflict {
+			t.Errorf("plan shows no conflict on vlan a11-13-network/175: %+v", doc.Changes)
+		}
+		if code, out, errOut := run(t, nil, "apply", "--config", cfg, "--site", "a11", "--commit"); code != ExitRefused {
+			t.Errorf("apply: exit %d, want %d (refused)\n%s\n%s", code, ExitRefused, out, errOut)
+		}
+		if got := vlansOf(t, srv, "neutron:a11"); slices.Contains(got, "174") {
+			t.Errorf("apply wrote VLAN 174 of the refused plan: %q", got)
 		}
 	})
 }

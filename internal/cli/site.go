@@ -38,20 +38,33 @@ func (s *siteSource) mapConfig(knownGroups map[string]bool) neutron.MapConfig {
 		PhysnetGroups: s.site.PhysnetGroups, Status: s.site.Status, TenantByProject: s.site.Tenants, KnownGroups: knownGroups}
 }
 
-// desired reads the whole site. A failed or partial read is an error: the
+// read reads the whole site. A failed or partial read is an error: the
 // objects it did not see must not turn into deletes.
-func (s *siteSource) desired(ctx context.Context, current []resource.Object) ([]resource.Object, []drift.Leak, error) {
+func (s *siteSource) read(ctx context.Context) (*neutron.Snapshot, error) {
 	snap, err := s.reader.Read(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read neutron of site %s: %w", s.site.Name, err)
+		return nil, fmt.Errorf("read neutron of site %s: %w", s.site.Name, err)
 	}
-	objs, report := neutron.Map(snap, s.mapConfig(sitesync.KnownGroups(current)))
-	return objs, sitesync.Leaks(report), nil
+	return snap, nil
 }
 
-// siteScope is what a site's run reads of the target.
-func siteScope(site *config.Site) scope.Scope {
-	return scope.Site(resource.NeutronOwner(site.Name), siteNamespace(site), slices.Collect(maps.Values(site.PhysnetGroups)))
+// desired maps snap, the site's Neutron, to the objects it owns.
+func (s *siteSource) desired(snap *neutron.Snapshot, current []resource.Object) ([]resource.Object, []drift.Leak) {
+	objs, report := neutron.Map(snap, s.mapConfig(sitesync.KnownGroups(current)))
+	return objs, sitesync.Leaks(report)
+}
+
+// siteScope is what a site's run reads of the target: with snap, also the
+// VLANs of the groups its physical networks map to that physnet_groups
+// does not list (those named like the physical network), so that a VLAN
+// already there is seen, as in a listed group.
+func siteScope(site *config.Site, snap *neutron.Snapshot) scope.Scope {
+	groups := slices.Collect(maps.Values(site.PhysnetGroups))
+	if snap != nil {
+		groups = append(groups, neutron.Groups(snap, neutron.MapConfig{PhysnetGroups: site.PhysnetGroups})...)
+	}
+	slices.Sort(groups)
+	return scope.Site(resource.NeutronOwner(site.Name), siteNamespace(site), slices.Compact(groups))
 }
 
 // openRanges makes the site's Neutron segment ranges the job's target.

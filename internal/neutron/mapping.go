@@ -3,6 +3,7 @@ package neutron
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 
@@ -82,6 +83,28 @@ func Footprint(cfg MapConfig, ids []string, snaps ...*Snapshot) map[resource.Ide
 		}
 	}
 	return out
+}
+
+// Groups are the VLAN groups the VLAN segments of s map to, listed in
+// PhysnetGroups or named like their physical network, sorted: where the
+// target holds the VLANs a site's may collide with.
+func Groups(s *Snapshot, cfg MapConfig) []string {
+	m := &mapper{cfg: cfg}
+	set := map[string]bool{}
+	add := func(sg Segment) {
+		if sg.NetworkType == resource.NetworkVLAN && sg.PhysicalNetwork != "" {
+			set[m.group(sg.PhysicalNetwork)] = true
+		}
+	}
+	for _, n := range s.Networks {
+		for _, sg := range n.Segments {
+			add(sg)
+		}
+	}
+	for _, sg := range s.Segments {
+		add(sg)
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 func newMapper(s *Snapshot, cfg MapConfig) *mapper {

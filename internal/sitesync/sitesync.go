@@ -58,6 +58,15 @@ type Config struct {
 	Notified bool
 	Log      *slog.Logger
 	Clock    clock.Clock
+	// Scope is what the target given to New reads, and Rescope makes a
+	// target reading another scope. With Rescope, the scope's VLAN groups
+	// grow to every group Neutron's VLAN segments map to (a physical
+	// network not in physnet_groups maps to the group of its own name):
+	// a VLAN already there, unmarked or another owner's, is read and
+	// refused in the plan, as in a listed group, not found by a failed
+	// write. A grown scope is a new target, read whole.
+	Scope   scope.Scope
+	Rescope func(sc scope.Scope) reconcile.Target
 }
 
 // Request is what one sync covers: the networks Neutron's notifications
@@ -175,6 +184,7 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 		s.settled = false
 		return out, &UnreachableError{Side: "neutron", Err: err}
 	}
+	s.rescope(snap)
 	current, changed, err := s.readTarget(ctx, sweep, &out)
 	if err != nil {
 		s.settled = false
@@ -225,6 +235,28 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 		out.Plan = nil // a part of the site: the agent keeps the full drift it has
 	}
 	return out, err
+}
+
+// rescope widens the target's scope to the VLAN groups snap maps to, if
+// it lacks some: the target is then a new one, read whole.
+func (s *Syncer) rescope(snap *neutron.Snapshot) {
+	if s.cfg.Rescope == nil {
+		return
+	}
+	groups := slices.Clone(s.cfg.Scope.VLANGroups)
+	for _, g := range neutron.Groups(snap, s.cfg.Map) {
+		if !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+	}
+	if len(groups) == len(s.cfg.Scope.VLANGroups) {
+		return
+	}
+	slices.Sort(groups)
+	s.cfg.Log.Info("VLAN groups read widened to those of Neutron's physical networks", "groups", groups)
+	s.cfg.Scope.VLANGroups = groups
+	s.target = s.cfg.Rescope(s.cfg.Scope)
+	s.following, s.settled = false, false
 }
 
 // neutronFollowed says whether the last snapshot was kept up to date by
