@@ -21,6 +21,11 @@ type Options struct {
 	// Server names the server in the error summing up refused changes:
 	// "nautobot refused 2 change(s)".
 	Server string
+	// Precondition says each update and delete carries its own
+	// precondition (NetBox's If-Match on a saved plan's writes), which the
+	// server checks under a row lock: the engine reads no owners before
+	// them (see confirm.go).
+	Precondition bool
 	// Tally, when set, counts the Apply's requests into its Result.
 	Tally    *httpapi.Tally
 	Progress Progress
@@ -165,7 +170,12 @@ func (r *run[B]) batches(ctx context.Context, b Batch[B]) error {
 		part := b
 		part.Items = b.Items[lo:min(lo+r.opt.BatchSize, len(b.Items))]
 		tasks = append(tasks, func(ctx context.Context) error {
-			return r.w.Write(ctx, part, &Report[B]{r: r})
+			rep := &Report[B]{r: r}
+			part, err := r.confirm(ctx, part, rep)
+			if err != nil || len(part.Items) == 0 {
+				return err
+			}
+			return r.w.Write(ctx, part, rep)
 		})
 	}
 	if len(tasks) == 0 {

@@ -20,6 +20,9 @@ type behaviour struct {
 	down     int             // the batch from which it cannot be reached; 0 for never
 	writers  int
 	preflErr error
+	// now are owners changed since the plan, by id; gone ids are deleted.
+	now  map[string]resource.Owner
+	gone map[string]bool
 }
 
 // store is an in-memory server behind a Writer: it refuses the objects
@@ -31,9 +34,37 @@ type store struct {
 	mu       sync.Mutex
 	batches  []string
 	learned  []string
+	planned  map[string]resource.Owner // the owners the changes were planned on, by id
+	reads    []string                  // Owners asked: "kind id,id"
 	nextID   int
 	inFlight int
 	maxIn    int
+}
+
+func (s *store) plannedOn(ch *plan.Change) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.planned == nil {
+		s.planned = map[string]resource.Owner{}
+	}
+	s.planned[ch.Current.Meta().ID] = ch.Current.Meta().Owner
+}
+
+func (s *store) Owners(_ context.Context, k resource.Kind, ids []string) (map[string]resource.Owner, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reads = append(s.reads, fmt.Sprintf("%s %s", k, strings.Join(ids, ",")))
+	out := map[string]resource.Owner{}
+	for _, id := range ids {
+		if s.gone[id] {
+			continue
+		}
+		out[id] = s.planned[id]
+		if o, ok := s.now[id]; ok {
+			out[id] = o
+		}
+	}
+	return out, nil
 }
 
 func (s *store) Item(ch *plan.Change) (Item[string], error) {
@@ -43,11 +74,13 @@ func (s *store) Item(ch *plan.Change) (Item[string], error) {
 	id := ""
 	if ch.Current != nil {
 		id = ch.Current.Meta().ID
+		s.plannedOn(ch)
 	}
 	return Item[string]{Change: ch, ID: id, Body: ch.Key.Name}, nil
 }
 
 func (s *store) Interim(ch *plan.Change) (Item[string], error) {
+	s.plannedOn(ch)
 	return Item[string]{Change: ch, ID: ch.Current.Meta().ID, Body: ch.Interim[0].New}, nil
 }
 
@@ -227,6 +260,31 @@ func TestApply(t *testing.T) {
 			errors:    []string{"vlan g/2: refused by the server"},
 		},
 		{
+			// The plan was made on a view that missed a change: what is
+			// not the owner's any more is neither written over nor
+			// deleted, and what is gone is deleted already.
+			name: "objects whose owner changed since the plan are left alone",
+			changes: []plan.Change{update(vlan("g", 3), "v3"), update(vlan("g", 6), "v6"),
+				remove(vlan("g", 4), "v4"), remove(vlan("g", 5), "v5"), remove(vlan("g", 7), "v7")},
+			store: behaviour{now: map[string]resource.Owner{"v4": "static:other", "v6": "neutron:b22"},
+				gone: map[string]bool{"v5": true, "v7": true}},
+			batchSize: 10,
+			batches:   []string{"update vlan g/3"},
+			errors: []string{
+				"vlan g/6: not written: its owner changed since the plan was made, from none (no ipsync marker) to neutron:b22; the next plan sees it as it is",
+				"vlan g/4: not written: its owner changed since the plan was made, from none (no ipsync marker) to static:other; the next plan sees it as it is",
+			},
+			written: 3,
+			learned: []string{"g/3=v3", "g/5=v5", "g/7=v7"},
+		},
+		{
+			name:      "an update of an object gone since the plan is refused",
+			changes:   []plan.Change{update(vlan("g", 3), "v3")},
+			store:     behaviour{gone: map[string]bool{"v3": true}},
+			batchSize: 10,
+			errors:    []string{"vlan g/3: not written: it was deleted since the plan was made"},
+		},
+		{
 			name:      "a change the adapter cannot build is refused alone",
 			changes:   []plan.Change{create(ns("unbuildable")), create(ns("n"))},
 			batchSize: 10,
@@ -324,5 +382,32 @@ func TestApplyWriters(t *testing.T) {
 				t.Errorf("%d batches, %d at once; want 20, at most %d at once", len(s.batches), s.maxIn, writers)
 			}
 		})
+	}
+}
+
+// TestOwnersAskedPerBatch: the owners of what a batch updates or deletes
+// are read once per batch, creates ask nothing, and writes that carry
+// their own precondition ask nothing either.
+func TestOwnersAskedPerBatch(t *testing.T) {
+	changes := func() []plan.Change {
+		return []plan.Change{create(vlan("g", 1)), update(vlan("g", 2), "v2"), update(vlan("g", 3), "v3"), update(vlan("g", 4), "v4"),
+			remove(vlan("g", 5), "v5")}
+	}
+	tests := []struct {
+		name string
+		opt  Options
+		want []string
+	}{
+		{"bulk", Options{BatchSize: 2}, []string{"vlan v2,v3", "vlan v4", "vlan v5"}},
+		{"with preconditions", Options{BatchSize: 1, Precondition: true}, nil},
+	}
+	for _, tt := range tests {
+		s := &store{}
+		if _, err := Apply(context.Background(), s, changes(), tt.opt); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(s.reads, tt.want) {
+			t.Errorf("%s: owners read %q, want %q", tt.name, s.reads, tt.want)
+		}
 	}
 }

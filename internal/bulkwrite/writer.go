@@ -79,6 +79,11 @@ type Writer[B any] interface {
 	// were written and which were refused. An error means the server
 	// could not be written to (after retries): the Apply stops there.
 	Write(ctx context.Context, b Batch[B], rep *Report[B]) error
+	// Owners reads the objects ids of kind k as they are now and gives
+	// each one's owner by its marker ("" for none); an id missing from
+	// the map no longer exists. The engine asks before every batch that
+	// changes or deletes existing objects (see confirm.go).
+	Owners(ctx context.Context, k resource.Kind, ids []string) (map[string]resource.Owner, error)
 }
 
 // Concurrent is implemented by a Writer whose server takes several

@@ -49,7 +49,7 @@ func (c *Client) ApplySaved(ctx context.Context, changes []plan.Change) (ApplyRe
 func (c *Client) apply(ctx context.Context, changes []plan.Change, saved bool) (ApplyResult, error) {
 	a := &applier{c: c, t: &httpapi.Tally{}, saved: saved, versions: &versions{m: map[resource.Key]string{}}}
 	return bulkwrite.Apply(ctx, a, changes, bulkwrite.Options{BatchSize: c.cfg.BatchSize, Server: "netbox",
-		Tally: a.t, Progress: c.progress, Log: c.log})
+		Precondition: saved, Tally: a.t, Progress: c.progress, Log: c.log})
 }
 
 // Item builds the request object of one change.
