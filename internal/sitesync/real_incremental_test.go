@@ -98,7 +98,10 @@ type liveSite struct {
 // TestRealIncrementalEqualsWhole makes random changes to real Neutrons
 // (networks, ports, renames, deletes) and hand edits to a real target
 // (descriptions, deletes of ipsync's objects), restarts the sync now and
-// then with changes made while it was down, and after every step checks
+// then with changes made while it was down, tells some Neutron changes
+// by no event that names their network (as a router's gateway change, or
+// notifications lost around a broker restart, are told), follows some
+// hand edits with an event of another network, and after every step checks
 // that syncing by changes left nothing to do: a sweep that reads both
 // sides whole writes nothing and finds nothing the change logs missed.
 // One site's Neutron tells of changes by notifications only (filter
@@ -182,7 +185,7 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 		t.Fatalf("first sweep: %v", err)
 	}
 	for i := range steps {
-		op, touched := site.randomChange(t, g, rng)
+		op, touched, unattributed := site.randomChange(t, g, rng)
 		step := fmt.Sprintf("step %d (%s)", i, op)
 		if op == "restart" {
 			// A change while no sync runs, picked up by the restarted one.
@@ -190,9 +193,16 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 			_, touched = site.randomNeutronChange(t, rng)
 			s = newSyncer()
 		}
-		// What the agent does: a sync of the networks events named, then
-		// the periodic one of the whole site, by what changed.
-		if len(touched) > 0 && s.last != nil {
+		// What the agent does: a sync of the networks events named (or,
+		// for a change no event could narrow to networks, of the whole
+		// site on a whole read of Neutron), then the periodic one of the
+		// whole site, by what changed.
+		switch {
+		case unattributed && s.last != nil:
+			if _, err := s.Sync(ctx, Request{Full: true, NeutronWhole: true}); err != nil {
+				t.Fatalf("%s: sync of an unattributed change: %v", step, err)
+			}
+		case len(touched) > 0 && s.last != nil:
 			if _, err := s.Sync(ctx, Request{Networks: touched}); err != nil {
 				t.Fatalf("%s: sync of %v: %v", step, touched, err)
 			}
@@ -221,16 +231,32 @@ func randomSitePolicy(owner resource.Owner) plan.Policy {
 	return p
 }
 
-// randomChange makes one random change and returns what it was and the
-// networks an agent's events would name.
-func (site *liveSite) randomChange(t *testing.T, g realTarget, rng *rand.Rand) (string, []string) {
-	switch rng.IntN(6) {
+// randomChange makes one random change and returns what it was, the
+// networks an agent's events would name, and whether the events could
+// name none (a notification without its network, or notifications lost
+// while the broker was away, which the consumer's resync stands for).
+func (site *liveSite) randomChange(t *testing.T, g realTarget, rng *rand.Rand) (string, []string, bool) {
+	switch rng.IntN(8) {
 	case 0:
-		return "restart", nil
+		return "restart", nil, false
 	case 1:
-		return site.handEdit(t, g, rng)
+		op, touched := site.handEdit(t, g, rng)
+		return op, touched, false
+	case 2:
+		// A port of some network changes status as a person edits the
+		// target: the sync of that network reads the edit in the log but
+		// plans only the network, and the next sync must plan the edit.
+		op, _ := site.handEdit(t, g, rng)
+		if len(site.nets) == 0 {
+			return op, nil, false
+		}
+		return op + ", then an event of a network", []string{site.nets[rng.IntN(len(site.nets))].id}, false
+	case 3:
+		op, _ := site.randomNeutronChange(t, rng)
+		return op + ", told by no event that names it", nil, true
 	default:
-		return site.randomNeutronChange(t, rng)
+		op, touched := site.randomNeutronChange(t, rng)
+		return op, touched, false
 	}
 }
 
