@@ -180,6 +180,7 @@ func (e *env) prepareSaved(ctx context.Context, cmd *cobra.Command, f *planFlags
 			return nil, nil, err
 		}
 		sc = siteScope(s, nil)
+		sc.VLANGroups = planGroups(sc.VLANGroups, saved)
 	}
 	j.scope = sc
 	if err := e.openTarget(cfg, sc, j); err != nil {

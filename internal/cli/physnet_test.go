@@ -3,7 +3,9 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,6 +90,44 @@ func TestPhysnetNotInPhysnetGroupsSeesWhatIsThere(t *testing.T) {
 		}
 		if got := vlansOf(t, srv, "neutron:a11"); slices.Contains(got, "174") {
 			t.Errorf("apply wrote VLAN 174 of the refused plan: %q", got)
+		}
+	})
+}
+
+// TestSavedPlanSeesVLANsMadeSinceInUnlistedGroups: a VLAN made by hand,
+// after the plan was saved, at a VID the plan creates in a group
+// physnet_groups does not list, makes the saved plan stale: refused
+// before its first write, not a create failing half-way.
+func TestSavedPlanSeesVLANsMadeSinceInUnlistedGroups(t *testing.T) {
+	base := neutronURL(t)
+	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) {
+		cfg := siteConfig(t, srv, base, "    physnet_groups: {a11-12-network: a11-12-network}\n")
+		mustRun(t, "bootstrap", "--config", cfg, "--commit")
+		mustRun(t, "apply", "--config", cfg, "--commit")
+		routedNetwork(t, base, fmt.Sprintf("physnet-saved-%d", time.Now().UnixNano()%100000), 176, 177, "172.29.16.0/24", "172.29.17.0/24")
+		saved := filepath.Join(t.TempDir(), "plan.json")
+		if code, out, errOut := run(t, nil, "plan", "--config", cfg, "--site", "a11", "--out", saved); code != ExitChanges {
+			t.Fatalf("plan: exit %d, want %d\n%s\n%s", code, ExitChanges, out, errOut)
+		}
+
+		var groups struct {
+			Results []struct {
+				ID string `json:"id"`
+			} `json:"results"`
+		}
+		srv.Call(t, "GET", "/api/ipam/vlan-groups/?name=a11-13-network", nil, &groups)
+		if len(groups.Results) != 1 {
+			t.Fatalf("the examples' VLAN group a11-13-network: %d found", len(groups.Results))
+		}
+		srv.Call(t, "POST", "/api/ipam/vlans/", map[string]any{"vid": 177, "name": "by-hand-since", "status": "Active",
+			"vlan_group": groups.Results[0].ID}, nil)
+
+		code, out, errOut := run(t, nil, "apply", "--plan", saved, "--config", cfg, "--commit")
+		if code != ExitRefused || !strings.Contains(out+errOut, "a11-13-network/177") {
+			t.Errorf("apply of the saved plan: exit %d, want %d naming vlan a11-13-network/177\n%s\n%s", code, ExitRefused, out, errOut)
+		}
+		if got := vlansOf(t, srv, "neutron:a11"); slices.Contains(got, "176") {
+			t.Errorf("apply wrote VLAN 176 of the stale plan: %q", got)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/neutron"
+	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 	"github.com/ipsync/ipsync/internal/sitesync"
@@ -65,6 +66,23 @@ func siteScope(site *config.Site, snap *neutron.Snapshot) scope.Scope {
 	}
 	slices.Sort(groups)
 	return scope.Site(resource.NeutronOwner(site.Name), siteNamespace(site), slices.Compact(groups))
+}
+
+// planGroups adds to groups those of the VLANs p writes: a saved plan's
+// check reads them there, so that a VLAN made since at a VID the plan
+// creates, in a group physnet_groups does not list, makes the plan stale
+// instead of failing its create.
+func planGroups(groups []string, p *plan.Plan) []string {
+	out := slices.Clone(groups)
+	for _, c := range p.Changes {
+		for _, o := range []resource.Object{c.Desired, c.Current} {
+			if v, ok := o.(*resource.VLAN); ok && !slices.Contains(out, v.Group) {
+				out = append(out, v.Group)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // openRanges makes the site's Neutron segment ranges the job's target.
