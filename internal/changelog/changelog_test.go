@@ -43,6 +43,11 @@ func entry(id string, at time.Duration, typ, obj string, deleted bool) Entry {
 	return Entry{ID: id, Time: t0.Add(at), Type: typ, ObjectID: obj, Deleted: deleted}
 }
 
+func versioned(e Entry, v string) Entry {
+	e.Version = v
+	return e
+}
+
 func TestCursor(t *testing.T) {
 	types := []string{"ipam.vlan", "ipam.prefix"}
 	tests := []struct {
@@ -71,6 +76,20 @@ func TestCursor(t *testing.T) {
 		{name: "a commit lagging half the overlap", before: []Entry{entry("e1", 0, "ipam.vlan", "v1", false)},
 			after: []Entry{entry("e2", -Overlap/2-time.Second, "ipam.vlan", "v2", false)}, untrusted: true},
 		{name: "a gap beyond MaxGap", before: []Entry{entry("e1", 0, "ipam.vlan", "v1", false)}, wait: MaxGap + time.Minute, untrusted: true},
+		// Nautobot rewrites the record of an object that one change
+		// context changes again: same id and time, new data and action.
+		{name: "a record rewritten in place",
+			before: []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", false), "update:1")},
+			after:  []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", false), "update:2")},
+			want:   map[string]map[string]bool{"ipam.vlan": {"v1": false}}},
+		{name: "a record rewritten from update to delete",
+			before: []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", false), "update:1")},
+			after:  []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", true), "delete:1")},
+			want:   map[string]map[string]bool{"ipam.vlan": {"v1": true}}},
+		{name: "a record rewritten long after its time, within the overlap",
+			before: []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", false), "update:1"), entry("e2", 8*time.Minute, "ipam.vlan", "v2", false)},
+			after:  []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", false), "update:2")},
+			want:   map[string]map[string]bool{"ipam.vlan": {"v1": false}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,7 +99,13 @@ func TestCursor(t *testing.T) {
 			if err := c.Start(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			log.entries = append(log.entries, tt.after...)
+			for _, e := range tt.after {
+				if i := slices.IndexFunc(log.entries, func(x Entry) bool { return x.ID == e.ID }); i >= 0 {
+					log.entries[i] = e // rewritten in place
+					continue
+				}
+				log.entries = append(log.entries, e)
+			}
 			clk.Advance(tt.wait)
 			ch, err := c.Next(context.Background())
 			if _, ok := errors.AsType[*UntrustedError](err); ok != tt.untrusted {

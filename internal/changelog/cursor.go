@@ -18,6 +18,14 @@ type Entry struct {
 	// tells whether a lookup's change leaves every object reading the same.
 	Name    string
 	Deleted bool
+	// Version is what the record says now, where a target rewrites a
+	// record in place: Nautobot, when one change context (a Job, a script
+	// under web_request_context) changes an object again, updates that
+	// object's record (same id, same time, new data; an update then a
+	// delete turns its action to delete). A record seen before under
+	// another version is a change again. Empty where records are never
+	// rewritten.
+	Version string
 }
 
 // Log reads a target's change log, restricted to some content types.
@@ -69,9 +77,15 @@ type Cursor struct {
 	clock clock.Clock
 
 	started  bool
-	at       time.Time            // the newest entry's time, by the target's clock
-	seen     map[string]time.Time // entries at or after at-Overlap already applied
-	lastRead time.Time            // by our clock, for MaxGap
+	at       time.Time       // the newest entry's time, by the target's clock
+	seen     map[string]seen // entries at or after at-Overlap already applied
+	lastRead time.Time       // by our clock, for MaxGap
+}
+
+// seen is an entry already applied: when it was recorded, and as what.
+type seen struct {
+	time    time.Time
+	version string
 }
 
 // NewCursor returns a cursor over the entries of types; it must be Started
@@ -89,7 +103,7 @@ func (c *Cursor) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read the change log's end: %w", err)
 	}
-	c.at, c.seen = time.Time{}, map[string]time.Time{}
+	c.at, c.seen = time.Time{}, map[string]seen{}
 	if ok {
 		c.at = newest.Time
 		// The entries within the overlap are reflected in the read that
@@ -99,7 +113,7 @@ func (c *Cursor) Start(ctx context.Context) error {
 			return fmt.Errorf("read the change log's end: %w", err)
 		}
 		for _, e := range recent {
-			c.seen[e.ID] = e.Time
+			c.seen[e.ID] = seen{e.Time, e.Version}
 			if e.Time.After(c.at) {
 				c.at = e.Time
 			}
@@ -133,13 +147,15 @@ func (c *Cursor) Next(ctx context.Context) (Changes, error) {
 	ch := Changes{Objects: map[string]map[string]bool{}, Names: map[string]map[string]string{}}
 	at := c.at
 	for _, e := range entries {
-		if _, ok := c.seen[e.ID]; ok || (!since.IsZero() && e.Time.Before(since)) {
+		before, rewritten := c.seen[e.ID]
+		if rewritten && before.version == e.Version || !since.IsZero() && e.Time.Before(since) {
 			continue
 		}
 		// An entry this far behind the newest one seen came out of a
 		// transaction, or off a clock, that the overlap barely covers;
-		// one a little later would not be covered at all.
-		if !c.at.IsZero() && e.Time.Before(c.at.Add(-Overlap/2)) {
+		// one a little later would not be covered at all. A record
+		// rewritten in place keeps the time of its first change.
+		if !rewritten && !c.at.IsZero() && e.Time.Before(c.at.Add(-Overlap/2)) {
 			return Changes{}, &UntrustedError{Reason: fmt.Sprintf("entry %s recorded at %s appeared after entries up to %s: the target's commits or clocks lag by more than %v",
 				e.ID, e.Time.Format(time.RFC3339Nano), c.at.Format(time.RFC3339Nano), Overlap/2)}
 		}
@@ -153,10 +169,10 @@ func (c *Cursor) Next(ctx context.Context) (Changes, error) {
 	// caller restarts it if it fails.
 	c.at = at
 	for _, e := range entries {
-		c.seen[e.ID] = e.Time
+		c.seen[e.ID] = seen{e.Time, e.Version}
 	}
-	for id, t := range c.seen {
-		if t.Before(c.at.Add(-Overlap)) {
+	for id, s := range c.seen {
+		if s.time.Before(c.at.Add(-Overlap)) {
 			delete(c.seen, id)
 		}
 	}

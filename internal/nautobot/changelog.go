@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"net/url"
 	"slices"
@@ -43,22 +44,27 @@ func namedLookups() map[string]resource.Kind {
 		"tenancy.tenant": resource.RefTenant, "extras.tag": refTag}
 }
 
-// wireChange is an object-changes record; object_data is left unread.
+// wireChange is an object-changes record. object_data is only hashed: it
+// tells a record Nautobot rewrote in place from the one already seen.
 type wireChange struct {
 	ID     string    `json:"id"`
 	Time   time.Time `json:"time"`
 	Action struct {
 		Value string `json:"value"`
 	} `json:"action"`
-	Type     string `json:"changed_object_type"`
-	ObjectID string `json:"changed_object_id"`
-	Repr     string `json:"object_repr"`
+	Type       string          `json:"changed_object_type"`
+	ObjectID   string          `json:"changed_object_id"`
+	Repr       string          `json:"object_repr"`
+	ObjectData json.RawMessage `json:"object_data"`
 }
 
 func (w *wireChange) objectID() string { return w.ID }
 
 func (w wireChange) entry() changelog.Entry {
-	return changelog.Entry{ID: w.ID, Time: w.Time, Type: w.Type, ObjectID: w.ObjectID, Name: w.Repr, Deleted: w.Action.Value == "delete"}
+	h := fnv.New64a()
+	h.Write(w.ObjectData)
+	return changelog.Entry{ID: w.ID, Time: w.Time, Type: w.Type, ObjectID: w.ObjectID, Name: w.Repr, Deleted: w.Action.Value == "delete",
+		Version: fmt.Sprintf("%s:%x", w.Action.Value, h.Sum64())}
 }
 
 type wireContentType struct {

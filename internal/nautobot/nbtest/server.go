@@ -4,6 +4,7 @@
 //
 //	IPSYNC_NAUTOBOT_URL, IPSYNC_NAUTOBOT_TOKEN          a Nautobot 3.x
 //	IPSYNC_NAUTOBOT_LTM_URL, IPSYNC_NAUTOBOT_LTM_TOKEN  a Nautobot 2.4 LTM
+//	IPSYNC_NAUTOBOT_SHELL, IPSYNC_NAUTOBOT_LTM_SHELL    their `scripts/nautobot-up.sh shell`, for tests that need one
 //
 // (scripts/nautobot-up.sh start prints the URL; `token` prints the token.)
 // A real server is emptied of everything ipsync or a test may have made
@@ -41,6 +42,24 @@ type Server struct {
 	http  *http.Client
 	emu   *nautobottest.Server // nil for a real server
 	real  *real
+	// shell runs the Python on its stdin in the server's nautobot-server
+	// shell (a sh command line); shellVar is where it came from.
+	shell, shellVar string
+}
+
+// Shell is the command line that runs the Python on its stdin in a real
+// server's nautobot-server shell, for what only code inside Nautobot can
+// do (a change context that changes an object twice, as a Job does). tb is
+// skipped, saying how to name it, where the environment does not.
+func (s *Server) Shell(tb testing.TB) string {
+	tb.Helper()
+	if s.real == nil {
+		tb.Fatal("Shell of the emulator: it has no nautobot-server")
+	}
+	if s.shell == "" {
+		tb.Skipf("set %s to a command running `scripts/nautobot-up.sh shell` for this server (with its NAUTOBOT_* settings) to run", s.shellVar)
+	}
+	return s.shell
 }
 
 // URL is where ipsync should talk to the server. For a real server it is
@@ -162,12 +181,13 @@ func Emulator(t testing.TB, opts ...nautobottest.Option) *Server {
 	return &Server{Name: "emulator", url: emu.URL(), token: nautobottest.DefaultToken, http: emu.Client(), emu: emu}
 }
 
-// line is one real server the environment may name.
-type line struct{ urlVar, tokenVar, what string }
+// line is one real server the environment may name: its URL and token,
+// and the command that runs Python in its nautobot-server shell.
+type line struct{ urlVar, tokenVar, shellVar, what string }
 
 var lines = []line{
-	{"IPSYNC_NAUTOBOT_URL", "IPSYNC_NAUTOBOT_TOKEN", "Nautobot 3.x"},
-	{"IPSYNC_NAUTOBOT_LTM_URL", "IPSYNC_NAUTOBOT_LTM_TOKEN", "Nautobot 2.4 LTM"},
+	{"IPSYNC_NAUTOBOT_URL", "IPSYNC_NAUTOBOT_TOKEN", "IPSYNC_NAUTOBOT_SHELL", "Nautobot 3.x"},
+	{"IPSYNC_NAUTOBOT_LTM_URL", "IPSYNC_NAUTOBOT_LTM_TOKEN", "IPSYNC_NAUTOBOT_LTM_SHELL", "Nautobot 2.4 LTM"},
 }
 
 // Each runs fn as a subtest against the emulator and then against each
@@ -195,6 +215,7 @@ func EachReal(t *testing.T, fn func(t *testing.T, s *Server)) {
 		if err != nil {
 			t.Fatalf("%s from %s: %v", l.what, l.urlVar, err)
 		}
+		s.shell, s.shellVar = os.Getenv(l.shellVar), l.shellVar
 		t.Run(s.Name, func(t *testing.T) {
 			s.url = s.real.start(t, true).URL
 			fn(t, s)
