@@ -31,46 +31,8 @@ func TestAgentSurvivesBrokerRestart(t *testing.T) {
 		t.Skip("set IPSYNC_RABBITMQ_URL and IPSYNC_RABBITMQ_SCRIPT (scripts/rabbitmq-up.sh, which it calls with restart) to run")
 	}
 	// A broker restart is a fault: the emulator alone.
-	srv := nbtest.Emulator(t)
-	addr := freeAddr(t)
-	queue := fmt.Sprintf("ipsync-restart-%d", time.Now().UnixNano())
-	t.Cleanup(func() { deleteQueue(amqpURL, queue) })
-	cfg := siteConfig(t, srv, base, fmt.Sprintf("policy: {max_delete_min: 50}\nagent:\n  listen: %s\n  interval: 24h\n  coalesce: 100ms\n  rabbitmq: {url: %q, queue: %q}\n",
-		addr, amqpURL, queue))
-	mustRun(t, "bootstrap", "--config", cfg, "--commit")
-	mustRun(t, "apply", "--config", cfg, "--commit")
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var logs lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"agent", "--config", cfg, "--site", "a11"}, func(string) string { return "" }, &logs, &logs)
-	}()
-	rabbit := func() (agent.Condition, int) {
-		_, body := httpGet("http://" + addr + "/status.json")
-		var st agent.Status
-		_ = json.Unmarshal([]byte(body), &st)
-		for _, c := range st.Conditions {
-			if c.Name == "rabbitmq" {
-				return c, len(st.Runs)
-			}
-		}
-		return agent.Condition{}, len(st.Runs)
-	}
-	waitFor := func(what string, limit time.Duration, cond func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(limit); !cond(); time.Sleep(100 * time.Millisecond) {
-			select {
-			case code := <-done:
-				t.Fatalf("the agent exited (%d) while waiting until %s; log:\n%s", code, what, logs.String())
-			default:
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("not %s within %s; log:\n%s", what, limit, logs.String())
-			}
-		}
-	}
+	ba := startBrokerAgent(t, base, amqpURL, "ipsync-restart")
+	srv, rabbit, waitFor := ba.srv, ba.rabbit, ba.waitFor
 	waitFor("consuming and synced once", time.Minute, func() bool { c, runs := rabbit(); return c.OK && runs > 0 })
 
 	restarted := time.Now()
@@ -91,10 +53,7 @@ func TestAgentSurvivesBrokerRestart(t *testing.T) {
 		got := vlansOf(t, srv, "neutron:a11")
 		return slices.Contains(got, "182") && slices.Contains(got, "183")
 	})
-	cancel()
-	if code := <-done; code != ExitOK {
-		t.Errorf("agent exit %d; log:\n%s", code, logs.String())
-	}
+	ba.stop()
 }
 
 // TestAgentCatchesUpAfterBrokerRestart: a network made while RabbitMQ is
@@ -109,46 +68,8 @@ func TestAgentCatchesUpAfterBrokerRestart(t *testing.T) {
 	if amqpURL == "" || script == "" || os.Getenv("IPSYNC_NEUTRON_NOTIFIES") != "1" {
 		t.Skip("set IPSYNC_RABBITMQ_URL, IPSYNC_RABBITMQ_SCRIPT (scripts/rabbitmq-up.sh) and IPSYNC_NEUTRON_NOTIFIES=1 (IPSYNC_NEUTRON_URL publishes to that broker) to run")
 	}
-	srv := nbtest.Emulator(t)
-	addr := freeAddr(t)
-	queue := fmt.Sprintf("ipsync-catchup-%d", time.Now().UnixNano())
-	t.Cleanup(func() { deleteQueue(amqpURL, queue) })
-	cfg := siteConfig(t, srv, base, fmt.Sprintf("policy: {max_delete_min: 50}\nagent:\n  listen: %s\n  interval: 24h\n  coalesce: 100ms\n  rabbitmq: {url: %q, queue: %q}\n",
-		addr, amqpURL, queue))
-	mustRun(t, "bootstrap", "--config", cfg, "--commit")
-	mustRun(t, "apply", "--config", cfg, "--commit")
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var logs lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"agent", "--config", cfg, "--site", "a11"}, func(string) string { return "" }, &logs, &logs)
-	}()
-	rabbit := func() (agent.Condition, int) {
-		_, body := httpGet("http://" + addr + "/status.json")
-		var st agent.Status
-		_ = json.Unmarshal([]byte(body), &st)
-		for _, c := range st.Conditions {
-			if c.Name == "rabbitmq" {
-				return c, len(st.Runs)
-			}
-		}
-		return agent.Condition{}, len(st.Runs)
-	}
-	waitFor := func(what string, limit time.Duration, cond func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(limit); !cond(); time.Sleep(200 * time.Millisecond) {
-			select {
-			case code := <-done:
-				t.Fatalf("the agent exited (%d) while waiting until %s; log:\n%s", code, what, logs.String())
-			default:
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("not %s within %s; log:\n%s", what, limit, logs.String())
-			}
-		}
-	}
+	ba := startBrokerAgent(t, base, amqpURL, "ipsync-catchup")
+	srv, rabbit, waitFor := ba.srv, ba.rabbit, ba.waitFor
 	// Started and synced: the resync of the consumer's first start, which
 	// may follow the first sweep, done too.
 	waitFor("consuming and synced twice", 2*time.Minute, func() bool { c, runs := rabbit(); return c.OK && runs > 1 })
@@ -193,13 +114,79 @@ func TestAgentCatchesUpAfterBrokerRestart(t *testing.T) {
 	})
 	// Whether or not its notification reached the queue, the agent read
 	// Neutron whole once it consumed again.
-	if !readNeutronWholeAfter(t, logs.String(), started) {
-		t.Errorf("no sync read Neutron whole after the broker came back; log:\n%s", logs.String())
+	if !readNeutronWholeAfter(t, ba.logs.String(), started) {
+		t.Errorf("no sync read Neutron whole after the broker came back; log:\n%s", ba.logs.String())
 	}
 	t.Logf("in Nautobot %v after the broker started", time.Since(started).Round(time.Millisecond))
-	cancel()
-	if code := <-done; code != ExitOK {
-		t.Errorf("agent exit %d; log:\n%s", code, logs.String())
+	ba.stop()
+}
+
+// brokerAgent is `ipsync agent` of site a11 running against the emulator,
+// its Neutron at base and RabbitMQ at amqpURL, for the broker-restart
+// tests: a periodic sync a day away, so that only notifications move it.
+type brokerAgent struct {
+	t      *testing.T
+	srv    *nbtest.Server
+	addr   string
+	logs   *lockedBuffer
+	done   chan int
+	cancel context.CancelFunc
+}
+
+func startBrokerAgent(t *testing.T, base, amqpURL, queuePrefix string) *brokerAgent {
+	t.Helper()
+	srv := nbtest.Emulator(t)
+	addr := freeAddr(t)
+	queue := fmt.Sprintf("%s-%d", queuePrefix, time.Now().UnixNano())
+	t.Cleanup(func() { deleteQueue(amqpURL, queue) })
+	cfg := siteConfig(t, srv, base, fmt.Sprintf("policy: {max_delete_min: 50}\nagent:\n  listen: %s\n  interval: 24h\n  coalesce: 100ms\n  rabbitmq: {url: %q, queue: %q}\n",
+		addr, amqpURL, queue))
+	mustRun(t, "bootstrap", "--config", cfg, "--commit")
+	mustRun(t, "apply", "--config", cfg, "--commit")
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	a := &brokerAgent{t: t, srv: srv, addr: addr, logs: &lockedBuffer{}, done: make(chan int, 1), cancel: cancel}
+	go func() {
+		a.done <- Main(ctx, []string{"agent", "--config", cfg, "--site", "a11"}, func(string) string { return "" }, a.logs, a.logs)
+	}()
+	return a
+}
+
+// rabbit is the agent's rabbitmq condition and how many runs it shows.
+func (a *brokerAgent) rabbit() (agent.Condition, int) {
+	_, body := httpGet("http://" + a.addr + "/status.json")
+	var st agent.Status
+	_ = json.Unmarshal([]byte(body), &st)
+	for _, c := range st.Conditions {
+		if c.Name == "rabbitmq" {
+			return c, len(st.Runs)
+		}
+	}
+	return agent.Condition{}, len(st.Runs)
+}
+
+// waitFor polls cond until it holds, failing if the agent exits first or
+// limit passes.
+func (a *brokerAgent) waitFor(what string, limit time.Duration, cond func() bool) {
+	a.t.Helper()
+	for deadline := time.Now().Add(limit); !cond(); time.Sleep(100 * time.Millisecond) {
+		select {
+		case code := <-a.done:
+			a.t.Fatalf("the agent exited (%d) while waiting until %s; log:\n%s", code, what, a.logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("not %s within %s; log:\n%s", what, limit, a.logs.String())
+		}
+	}
+}
+
+// stop stops the agent, which must exit cleanly.
+func (a *brokerAgent) stop() {
+	a.t.Helper()
+	a.cancel()
+	if code := <-a.done; code != ExitOK {
+		a.t.Errorf("agent exit %d; log:\n%s", code, a.logs.String())
 	}
 }
 

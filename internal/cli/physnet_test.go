@@ -55,17 +55,7 @@ func TestPhysnetNotInPhysnetGroupsSeesWhatIsThere(t *testing.T) {
 		cfg := siteConfig(t, srv, base, "    physnet_groups: {a11-12-network: a11-12-network}\n")
 		mustRun(t, "bootstrap", "--config", cfg, "--commit")
 		mustRun(t, "apply", "--config", cfg, "--commit")
-		var groups struct {
-			Results []struct {
-				ID string `json:"id"`
-			} `json:"results"`
-		}
-		srv.Call(t, "GET", "/api/ipam/vlan-groups/?name=a11-13-network", nil, &groups)
-		if len(groups.Results) != 1 {
-			t.Fatalf("the examples' VLAN group a11-13-network: %d found", len(groups.Results))
-		}
-		srv.Call(t, "POST", "/api/ipam/vlans/", map[string]any{"vid": 175, "name": "by-hand", "status": "Active",
-			"vlan_group": groups.Results[0].ID}, nil)
+		vlanByHand(t, srv, "a11-13-network", 175, "by-hand")
 		routedNetwork(t, base, fmt.Sprintf("physnet-hand-%d", time.Now().UnixNano()%100000), 174, 175, "172.29.14.0/24", "172.29.15.0/24")
 
 		code, out, errOut := run(t, nil, "plan", "--config", cfg, "--site", "a11", "-o", "json")
@@ -110,17 +100,7 @@ func TestSavedPlanSeesVLANsMadeSinceInUnlistedGroups(t *testing.T) {
 			t.Fatalf("plan: exit %d, want %d\n%s\n%s", code, ExitChanges, out, errOut)
 		}
 
-		var groups struct {
-			Results []struct {
-				ID string `json:"id"`
-			} `json:"results"`
-		}
-		srv.Call(t, "GET", "/api/ipam/vlan-groups/?name=a11-13-network", nil, &groups)
-		if len(groups.Results) != 1 {
-			t.Fatalf("the examples' VLAN group a11-13-network: %d found", len(groups.Results))
-		}
-		srv.Call(t, "POST", "/api/ipam/vlans/", map[string]any{"vid": 177, "name": "by-hand-since", "status": "Active",
-			"vlan_group": groups.Results[0].ID}, nil)
+		vlanByHand(t, srv, "a11-13-network", 177, "by-hand-since")
 
 		code, out, errOut := run(t, nil, "apply", "--plan", saved, "--config", cfg, "--commit")
 		if code != ExitRefused || !strings.Contains(out+errOut, "a11-13-network/177") {
@@ -130,4 +110,21 @@ func TestSavedPlanSeesVLANsMadeSinceInUnlistedGroups(t *testing.T) {
 			t.Errorf("apply wrote VLAN 176 of the stale plan: %q", got)
 		}
 	})
+}
+
+// vlanByHand makes an unmarked VLAN in one of the examples' groups, as a
+// person would.
+func vlanByHand(t *testing.T, srv *nbtest.Server, group string, vid int, name string) {
+	t.Helper()
+	var groups struct {
+		Results []struct {
+			ID string `json:"id"`
+		} `json:"results"`
+	}
+	srv.Call(t, "GET", "/api/ipam/vlan-groups/?name="+group, nil, &groups)
+	if len(groups.Results) != 1 {
+		t.Fatalf("the examples' VLAN group %s: %d found", group, len(groups.Results))
+	}
+	srv.Call(t, "POST", "/api/ipam/vlans/", map[string]any{"vid": vid, "name": name, "status": "Active",
+		"vlan_group": groups.Results[0].ID}, nil)
 }

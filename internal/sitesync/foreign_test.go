@@ -38,12 +38,7 @@ func TestNoWriteOverAnotherOwnersObject(t *testing.T) {
 	eachTargetOf(t, nbtest.Each, func(t *testing.T, g realTarget) {
 		ctx := context.Background()
 		owner := resource.NeutronOwner("a11")
-		static := resource.StaticOwner("foreign-test")
-		seed := []resource.Object{&resource.Namespace{M: resource.Meta{Owner: static}, Name: "a11"},
-			&resource.VLANGroup{M: resource.Meta{Owner: static}, Name: "a11-12-network"}}
-		if _, err := g.target(scope.Static(static)).Apply(ctx, plan.Make(seed, nil, plan.DefaultPolicy(static)).Changes); err != nil {
-			t.Fatalf("seed the site's namespace and group: %v", err)
-		}
+		g.seedSite(t, "foreign-test", "a11", "a11-12-network")
 		handOver := func(vid int) {
 			t.Helper()
 			var vlans struct {

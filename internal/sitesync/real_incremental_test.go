@@ -74,6 +74,18 @@ func newRealTarget(t *testing.T, c realClient, typesField string, target func(sc
 	}}
 }
 
+// seedSite makes the site's namespace and VLAN group, owned by the static
+// spec named spec, as the static reconciler would.
+func (g realTarget) seedSite(t *testing.T, spec, namespace, group string) {
+	t.Helper()
+	static := resource.StaticOwner(spec)
+	seed := []resource.Object{&resource.Namespace{M: resource.Meta{Owner: static}, Name: namespace},
+		&resource.VLANGroup{M: resource.Meta{Owner: static}, Name: group}}
+	if _, err := g.target(scope.Static(static)).Apply(context.Background(), plan.Make(seed, nil, plan.DefaultPolicy(static)).Changes); err != nil {
+		t.Fatalf("seed the site's namespace and group: %v", err)
+	}
+}
+
 // liveNetwork is a network the randomized test made, as it stands.
 type liveNetwork struct {
 	id, subnet string
@@ -154,13 +166,7 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 	site.removeLeftovers()
 	owner := resource.NeutronOwner(site.name)
 	sc := scope.Site(owner, site.name, []string{site.physnet})
-	static := resource.StaticOwner("random-test")
-	seed := []resource.Object{&resource.Namespace{M: resource.Meta{Owner: static}, Name: site.name},
-		&resource.VLANGroup{M: resource.Meta{Owner: static}, Name: site.physnet}}
-	p := plan.Make(seed, nil, plan.DefaultPolicy(static))
-	if _, err := g.target(scope.Static(static)).Apply(ctx, p.Changes); err != nil {
-		t.Fatalf("seed the site's namespace and group: %v", err)
-	}
+	g.seedSite(t, "random-test", site.name, site.physnet)
 	newSyncer := func() *Syncer {
 		src, err := neutron.NewReader(ctx, neutron.Config{Endpoint: site.neutron.base, Auth: neutron.AuthNoauth}, nil)
 		if err != nil {

@@ -33,12 +33,7 @@ func TestRefusalFixedInTargetIsNotRepeated(t *testing.T) {
 		}
 		g := newRealTarget(t, c, "content_types", func(sc scope.Scope) reconcile.Target { return c.Target(sc) })
 		owner := resource.NeutronOwner("a11")
-		static := resource.StaticOwner("refusal-test")
-		seed := []resource.Object{&resource.Namespace{M: resource.Meta{Owner: static}, Name: "a11"},
-			&resource.VLANGroup{M: resource.Meta{Owner: static}, Name: "a11-12-network"}}
-		if _, err := g.target(scope.Static(static)).Apply(ctx, plan.Make(seed, nil, plan.DefaultPolicy(static)).Changes); err != nil {
-			t.Fatalf("seed the site's namespace and group: %v", err)
-		}
+		g.seedSite(t, "refusal-test", "a11", "a11-12-network")
 		// The operator's status, not yet allowed on IP addresses.
 		status := fmt.Sprintf("ipsync-refusal-%d", time.Now().UnixNano()%1_000_000)
 		var made struct {
