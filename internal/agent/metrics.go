@@ -89,7 +89,7 @@ func newMetrics(reg prometheus.Registerer, site string) *metrics {
 			Buckets: prometheus.ExponentialBuckets(1, 4, 11),
 		}, []string{"site", "side", "read"}),
 		misses: f.NewCounterVec(prometheus.CounterOpts{
-			Name: "ipsync_incremental_misses_total", Help: "Objects a sweep found different from what reading by changes had kept, by side; each is logged.",
+			Name: "ipsync_incremental_misses_total", Help: "Objects a sweep, or the check of a followed view, found different from what reading by changes had kept, by side; each is logged.",
 		}, []string{"site", "side"}),
 	}
 	// Series that exist from the start, so rate() and absent() work before

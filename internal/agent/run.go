@@ -253,7 +253,7 @@ func (l *loop) record(run *inflight, r result, end time.Time) {
 		a.metrics.sync(kindOf(run.trig), rec.Duration(), r.out)
 		for side, ms := range r.out.Misses {
 			for _, m := range ms {
-				log.Warn("the sweep found what reading by changes missed", "side", side, "object", m)
+				log.Warn("reading by changes missed an object: a sweep or the check of the followed view found it", "side", side, "object", m)
 			}
 		}
 		if len(r.out.Whole) > 0 {

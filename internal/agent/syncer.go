@@ -30,8 +30,9 @@ type Outcome struct {
 	// Whole names the sides read whole, not by what changed since the
 	// last sync.
 	Whole map[string]bool
-	// Misses are, per side, what a sweep found that reading by changes had
-	// missed: an object and how the two reads differ.
+	// Misses are, per side, what a sweep, or the check of the target's
+	// followed view, found that reading by changes had missed: an object
+	// and how the two reads differ.
 	Misses map[string][]string
 }
 

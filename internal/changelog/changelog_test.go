@@ -37,6 +37,16 @@ func (l *memLog) Since(_ context.Context, types []string, t time.Time) ([]Entry,
 	return out, nil
 }
 
+func (l *memLog) Count(_ context.Context, types []string, from, to time.Time) (int, error) {
+	n := 0
+	for _, e := range l.entries {
+		if slices.Contains(types, e.Type) && !e.Time.Before(from) && e.Time.Before(to) {
+			n++
+		}
+	}
+	return n, nil
+}
+
 var t0 = time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 
 func entry(id string, at time.Duration, typ, obj string, deleted bool) Entry {
@@ -146,6 +156,16 @@ func (m *memTarget) Reread(_ context.Context, ids map[resource.Kind][]string) ([
 		}
 	}
 	return out, nil, nil
+}
+
+func (m *memTarget) Changed(_ context.Context, since map[resource.Kind]time.Time) ([]resource.Object, error) {
+	var out []resource.Object
+	for _, o := range m.objs {
+		if t, ok := since[o.Key().Kind]; ok && !stamp(o).Before(t) {
+			out = append(out, o)
+		}
+	}
+	return out, nil
 }
 
 func vlan(id, group string, vid uint16, desc string) *resource.VLAN {

@@ -3,6 +3,7 @@ package changelog
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ipsync/ipsync/internal/clock"
@@ -35,8 +36,13 @@ type Log interface {
 	Newest(ctx context.Context, types []string) (e Entry, ok bool, err error)
 	// Since returns every entry of the types recorded at or after t (all
 	// of them when t is zero). It fails rather than return part of them:
-	// the pages must add up to the count the target gave.
+	// the pages must add up to the count the target gave. Where the
+	// target cannot select the types (Nautobot 2.4) it returns entries of
+	// every type, as Count counts them.
 	Since(ctx context.Context, types []string, t time.Time) ([]Entry, error)
+	// Count is how many entries Since would return that were recorded at
+	// or after from (from the log's start when zero) and before to.
+	Count(ctx context.Context, types []string, from, to time.Time) (int, error)
 }
 
 // Overlap is how far back each read of the log reaches before the newest
@@ -80,6 +86,13 @@ type Cursor struct {
 	at       time.Time       // the newest entry's time, by the target's clock
 	seen     map[string]seen // entries at or after at-Overlap already applied
 	lastRead time.Time       // by our clock, for MaxGap
+
+	// anchor is where the log was first read since Start, and counted
+	// how many entries at or after it have been read: an entry that
+	// turns up behind the overlap, or one pruned, changes how many the
+	// log holds there.
+	anchor  time.Time
+	counted int
 }
 
 // seen is an entry already applied: when it was recorded, and as what.
@@ -103,9 +116,9 @@ func (c *Cursor) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read the change log's end: %w", err)
 	}
-	c.at, c.seen = time.Time{}, map[string]seen{}
+	c.at, c.seen, c.anchor, c.counted = time.Time{}, map[string]seen{}, time.Time{}, 0
 	if ok {
-		c.at = newest.Time
+		c.at, c.anchor = newest.Time, newest.Time.Add(-Overlap)
 		// The entries within the overlap are reflected in the read that
 		// follows; remembering them keeps the first Next from rereading them.
 		recent, err := c.log.Since(ctx, c.types, c.at.Add(-Overlap))
@@ -118,6 +131,8 @@ func (c *Cursor) Start(ctx context.Context) error {
 				c.at = e.Time
 			}
 		}
+		c.counted = len(c.seen)
+		c.evict()
 	}
 	c.started, c.lastRead = true, now
 	return nil
@@ -144,11 +159,17 @@ func (c *Cursor) Next(ctx context.Context) (Changes, error) {
 	if err != nil {
 		return Changes{}, fmt.Errorf("read the change log: %w", err)
 	}
+	if err := c.witness(entries); err != nil {
+		return Changes{}, err
+	}
 	ch := Changes{Objects: map[string]map[string]bool{}, Names: map[string]map[string]string{}}
 	at := c.at
 	for _, e := range entries {
 		before, rewritten := c.seen[e.ID]
-		if rewritten && before.version == e.Version || !since.IsZero() && e.Time.Before(since) {
+		if !rewritten {
+			c.counted++
+		}
+		if rewritten && before.version == e.Version || !since.IsZero() && e.Time.Before(since) || !slices.Contains(c.types, e.Type) {
 			continue
 		}
 		// An entry this far behind the newest one seen came out of a
@@ -171,13 +192,70 @@ func (c *Cursor) Next(ctx context.Context) (Changes, error) {
 	for _, e := range entries {
 		c.seen[e.ID] = seen{e.Time, e.Version}
 	}
+	c.evict()
+	if err := c.tally(ctx); err != nil {
+		return Changes{}, err
+	}
+	c.started, c.lastRead = true, now
+	return ch, nil
+}
+
+// evict forgets the entries the next read will not return.
+func (c *Cursor) evict() {
 	for id, s := range c.seen {
 		if s.time.Before(c.at.Add(-Overlap)) {
 			delete(c.seen, id)
 		}
 	}
-	c.started, c.lastRead = true, now
-	return ch, nil
+}
+
+// witness fails when an entry read before, which the log must return
+// again, is gone: the target prunes its log (Nautobot's Logs Cleanup job,
+// NetBox's CHANGELOG_RETENTION) of entries this recent, and may have
+// pruned entries no read has returned yet. Pruning goes by age, so the
+// newest entry seen, which a read always returns again, witnesses any
+// pruning of the entries after it.
+func (c *Cursor) witness(entries []Entry) error {
+	returned := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		returned[e.ID] = true
+	}
+	for id, s := range c.seen {
+		if !returned[id] {
+			return &UntrustedError{Reason: fmt.Sprintf("entry %s recorded at %s is gone from the log: it is pruned of entries younger than %v, which may have gone unread",
+				id, s.time.Format(time.RFC3339Nano), Overlap)}
+		}
+	}
+	return nil
+}
+
+// tally fails when the log holds a different number of entries between
+// the anchor and the overlap than the reads returned. More: an entry
+// became visible more than the overlap after its own time (a long
+// transaction, such as Nautobot's bulk delete, or an application server
+// whose clock is behind), and no read will return it. Fewer: entries
+// already read were pruned, and unread ones may have been with them.
+func (c *Cursor) tally(ctx context.Context) error {
+	to := c.at.Add(-Overlap)
+	if c.at.IsZero() || !to.After(c.anchor) {
+		return nil
+	}
+	n, err := c.log.Count(ctx, c.types, c.anchor, to)
+	if err != nil {
+		return fmt.Errorf("count the change log: %w", err)
+	}
+	// Every entry still seen is at or after to; those counted before it
+	// have left the overlap.
+	want := c.counted - len(c.seen)
+	switch {
+	case n > want:
+		return &UntrustedError{Reason: fmt.Sprintf("%d entries recorded between %s and %s appeared more than %v after their time: the target's commits or clocks lag",
+			n-want, c.anchor.Format(time.RFC3339Nano), to.Format(time.RFC3339Nano), Overlap)}
+	case n < want:
+		return &UntrustedError{Reason: fmt.Sprintf("%d entries recorded between %s and %s were pruned from the log since they were read; others may have gone unread",
+			want-n, c.anchor.Format(time.RFC3339Nano), to.Format(time.RFC3339Nano))}
+	}
+	return nil
 }
 
 // Changes are the objects the log says changed, by content type and id.

@@ -95,6 +95,12 @@ func (f *Follower) refresh(ctx context.Context) ([]resource.Object, Stats, error
 	if err != nil {
 		return nil, Stats{}, err
 	}
+	checked, err := f.view.Check(ctx, f.kinds, f.rr)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	st.Reread, st.Read, st.Gone = st.Reread+checked.Reread, st.Read+checked.Read, st.Gone+checked.Gone
+	st.Checked, st.Missed = checked.Checked, checked.Missed
 	if r, ok := f.adapter.(Reuser); ok {
 		r.Reused()
 	}

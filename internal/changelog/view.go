@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -18,6 +19,10 @@ import (
 // the key it had.
 type Rereader interface {
 	Reread(ctx context.Context, ids map[resource.Kind][]string) (objs []resource.Object, gone []resource.Key, err error)
+	// Changed reads the objects of the scope of each kind in since
+	// stamped (last_updated) at or after its time, or every object of
+	// the kind where the time is zero.
+	Changed(ctx context.Context, since map[resource.Kind]time.Time) ([]resource.Object, error)
 }
 
 // Settler is a Rereader that can take out of Changes the changes of
@@ -72,11 +77,15 @@ func (v *View) Objects() []resource.Object {
 // Len is how many objects the view holds.
 func (v *View) Len() int { return len(v.objs) }
 
-// Stats is what an Update did.
+// Stats is what an Update or a Refresh did.
 type Stats struct {
 	Reread int // objects asked for again, referrers included
 	Read   int // objects the rereads returned
 	Gone   int // objects the view no longer holds: deleted, or out of scope
+	// Checked is how many objects the check of the view read, and
+	// Missed the changes it found that the log had not named.
+	Checked int
+	Missed  []Miss
 }
 
 // maxRounds bounds how far a change of key is followed through objects

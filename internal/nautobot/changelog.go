@@ -78,7 +78,7 @@ func (w *wireContentType) objectID() string { return w.ID.String() }
 // changeLog is Nautobot's object-changes as a changelog.Log. On 3.x it
 // filters by content type id, which takes many; changed_object_type takes
 // one, and on 2.4 the _id form too, so there the log is read for every type
-// and filtered here (checked on 2.4.44 and 3.2.7).
+// and the cursor keeps the followed ones (checked on 2.4.44 and 3.2.7).
 type changeLog struct {
 	c *Client
 	t *httpapi.Tally
@@ -156,7 +156,7 @@ func (l *changeLog) Since(ctx context.Context, types []string, t time.Time) ([]c
 	}
 	q = httpapi.With(url.Values{}, q)
 	if !t.IsZero() {
-		q.Set("time__gte", t.UTC().Format(time.RFC3339Nano))
+		q.Set("time__gte", changelog.Stamp(t))
 	}
 	got, err := sweepGrowing[wireChange](ctx, l.c, pathObjectChanges, q, l.t)
 	if err != nil {
@@ -164,9 +164,30 @@ func (l *changeLog) Since(ctx context.Context, types []string, t time.Time) ([]c
 	}
 	out := make([]changelog.Entry, 0, len(got))
 	for _, w := range got {
-		if slices.Contains(types, w.Type) {
-			out = append(out, w.entry())
-		}
+		out = append(out, w.entry())
 	}
 	return out, nil
+}
+
+// Count counts the entries Since would return between from and to.
+func (l *changeLog) Count(ctx context.Context, types []string, from, to time.Time) (int, error) {
+	q, err := l.typeFilter(ctx, types)
+	if err != nil {
+		return 0, err
+	}
+	q = httpapi.With(url.Values{"limit": {"1"}, "depth": {"0"}, "time__lt": {changelog.Stamp(to)}}, q)
+	if !from.IsZero() {
+		q.Set("time__gte", changelog.Stamp(from))
+	}
+	var p page[wireChange]
+	r := httpapi.Request{Method: http.MethodGet, Path: pathObjectChanges, Query: q, Tally: l.t,
+		Decode: func(b []byte) error { p = page[wireChange]{}; return json.Unmarshal(b, &p) }}
+	resp, err := l.c.do(ctx, r)
+	if err != nil {
+		return 0, fmt.Errorf("count changes: %w", err)
+	}
+	if resp.Status != http.StatusOK {
+		return 0, fmt.Errorf("count changes: %w", r.Error(resp))
+	}
+	return p.Count, nil
 }

@@ -80,6 +80,13 @@ func TestChangeLogOnEmulator(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: Since: %v", c.name, err)
 				}
+				// Where the server cannot select the types (2.4), Since
+				// returns every type, and Count counts them the same.
+				n, err := log.Count(ctx, c.types, c.since.Time, time.Now().Add(time.Hour))
+				if err != nil || n != len(got) {
+					t.Errorf("%s: Count = %d, %v; want %d, as many as Since returned", c.name, n, err, len(got))
+				}
+				got = slices.DeleteFunc(got, func(e changelog.Entry) bool { return !slices.Contains(c.types, e.Type) })
 				slices.SortFunc(got, func(a, b changelog.Entry) int { return b.Time.Compare(a.Time) })
 				var short []string
 				ids := map[string]bool{}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
+	"time"
 
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -136,7 +139,7 @@ func (rr rereader) Reread(ctx context.Context, ids map[resource.Kind][]string) (
 			delete(r.m.vlans, id)
 		}
 	}
-	if err := r.readKinds(ctx, r.want, ids); err != nil {
+	if err := r.readKinds(ctx, r.want, changelog.Select{IDs: ids}); err != nil {
 		return nil, nil, err
 	}
 	if err := r.resolve(ctx); err != nil {
@@ -186,4 +189,48 @@ func (r *reading) strays(ctx context.Context, named map[string]string) ([]resour
 		}
 	}
 	return gone, nil
+}
+
+// Changed reads the objects of the scope stamped at or after since, with
+// the names of the whole read. Namespaces and VLAN groups are selected by
+// stamp alone, as List reads them whole. What it learns goes to a copy of
+// the names: a VLAN renumbered with no record must still read as renamed
+// when the view rereads it.
+func (rr rereader) Changed(ctx context.Context, since map[resource.Kind]time.Time) ([]resource.Object, error) {
+	last := rr.last
+	m := *last.m
+	m.vlans, m.prefixNS = maps.Clone(m.vlans), maps.Clone(m.prefixNS)
+	r := &reading{c: last.c, t: &httpapi.Tally{}, scope: last.scope, m: &m}
+	for _, k := range last.want {
+		if _, ok := since[k]; ok {
+			r.want = append(r.want, k)
+		}
+	}
+	sel := changelog.Select{Since: since}
+	tasks := []func(context.Context) error{func(ctx context.Context) error { return r.readKinds(ctx, r.want, sel) }}
+	if r.wants(resource.KindNamespace) {
+		tasks = append(tasks, func(ctx context.Context) error {
+			var err error
+			r.nss, err = changelog.Read(sel, resource.KindNamespace, 0, func(extra url.Values) ([]wireNamespace, error) {
+				return sweep[wireNamespace](ctx, r.c, "/api/ipam/namespaces/", extra, r.t)
+			})
+			return err
+		})
+	}
+	if r.wants(resource.KindVLANGroup) {
+		tasks = append(tasks, func(ctx context.Context) error {
+			var err error
+			r.groups, err = changelog.Read(sel, resource.KindVLANGroup, 0, func(extra url.Values) ([]wireVLANGroup, error) {
+				return sweep[wireVLANGroup](ctx, r.c, "/api/ipam/vlan-groups/", extra, r.t)
+			})
+			return err
+		})
+	}
+	if err := parallel.Run(ctx, r.c.cfg.Concurrency, tasks); err != nil {
+		return nil, err
+	}
+	if err := r.resolve(ctx); err != nil {
+		return nil, err
+	}
+	return r.objects()
 }

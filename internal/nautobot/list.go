@@ -88,7 +88,7 @@ func (r *reading) read(ctx context.Context) error {
 	if err := r.readNamed(ctx); err != nil {
 		return err
 	}
-	if err := r.readKinds(ctx, r.want, nil); err != nil {
+	if err := r.readKinds(ctx, r.want, changelog.Select{}); err != nil {
 		return err
 	}
 	return r.resolve(ctx)
@@ -123,8 +123,9 @@ func (r *reading) readNamed(ctx context.Context) error {
 }
 
 // readKinds sweeps the scope's VLANs, prefixes, IP addresses and ASNs
-// among kinds; with ids, only those objects (a reread of changed ones).
-func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[resource.Kind][]string) error {
+// among kinds, those sel selects (by id, a reread of changed ones; by
+// stamp, the check of a view).
+func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, sel changelog.Select) error {
 	var nsIDs, groupIDs, locIDs []string
 	for id, name := range r.m.namespaces {
 		if slices.Contains(r.scope.Namespaces, name) {
@@ -148,14 +149,14 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 	// A scope name that resolves to nothing matches nothing: filtering by
 	// an unknown name would be a 400 under strict filtering.
 	var tasks []func(context.Context) error
-	wants := func(k resource.Kind) bool { return slices.Contains(kinds, k) && (ids == nil || len(ids[k]) > 0) }
+	wants := func(k resource.Kind) bool { return slices.Contains(kinds, k) && sel.Wants(k) }
 	if wants(resource.KindVLAN) {
 		q := url.Values{}
 		if len(r.scope.VLANGroups) > 0 {
 			q["vlan_group"] = groupIDs
 		}
 		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := changelog.ByIDs(ids, resource.KindVLAN, idsPerRead, func(extra url.Values) ([]wireVLAN, error) {
+			got, err := changelog.Read(sel, resource.KindVLAN, idsPerRead, func(extra url.Values) ([]wireVLAN, error) {
 				return sweepScoped(ctx, r, "/api/ipam/vlans/", q, extra, len(r.scope.VLANGroups) > 0, sweep[wireVLAN])
 			})
 			r.vlans = got
@@ -172,7 +173,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 		}
 		narrowed := len(r.scope.Namespaces) > 0 || len(r.scope.Locations) > 0
 		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := changelog.ByIDs(ids, resource.KindPrefix, idsPerRead, func(extra url.Values) ([]wirePrefix, error) {
+			got, err := changelog.Read(sel, resource.KindPrefix, idsPerRead, func(extra url.Values) ([]wirePrefix, error) {
 				return sweepScoped(ctx, r, "/api/ipam/prefixes/", q, extra, narrowed, r.sweepPrefixes)
 			})
 			r.prefixes = got
@@ -185,7 +186,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 			q["namespace"] = nsIDs
 		}
 		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := changelog.ByIDs(ids, resource.KindIPAddress, idsPerRead, func(extra url.Values) ([]wireIP, error) {
+			got, err := changelog.Read(sel, resource.KindIPAddress, idsPerRead, func(extra url.Values) ([]wireIP, error) {
 				return sweepScoped(ctx, r, "/api/ipam/ip-addresses/", q, extra, len(r.scope.Namespaces) > 0, sweep[wireIP])
 			})
 			r.ips = got
@@ -194,7 +195,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 	}
 	if wants(resource.KindASN) {
 		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := changelog.ByIDs(ids, resource.KindASN, idsPerRead, func(extra url.Values) ([]wireASN, error) {
+			got, err := changelog.Read(sel, resource.KindASN, idsPerRead, func(extra url.Values) ([]wireASN, error) {
 				return sweep[wireASN](ctx, r.c, "/api/plugins/bgp/autonomous-systems/", extra, r.t)
 			})
 			if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.Status == http.StatusNotFound {

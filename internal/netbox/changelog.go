@@ -19,10 +19,18 @@ const pathObjectChanges = "/api/core/object-changes/"
 // before and after the change are left out.
 const changeFields = "id,time,action,changed_object_type,changed_object_id,object_repr"
 
-// timeFilter is NetBox's filter of records at or after a time. NetBox
-// ignores a filter it does not know (time__gte, Nautobot's), which would
-// read the whole log.
-const timeFilter = "time_after"
+// timeFilter is NetBox's filter of records at or after a time, and
+// beforeFilter of those at or before one. NetBox ignores a filter it does
+// not know (time__gte and time__lt, Nautobot's), which would read the
+// whole log.
+const (
+	timeFilter   = "time_after"
+	beforeFilter = "time_before"
+)
+
+// micros is t as NetBox's filters take it: NetBox keeps microseconds, and
+// cutting the rest off keeps t's own records in.
+func micros(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00") }
 
 // wireChange is a record of NetBox's change log.
 type wireChange struct {
@@ -88,9 +96,7 @@ func (l *changeLog) Since(ctx context.Context, types []string, t time.Time) ([]c
 	}
 	q := l.query(types)
 	if !t.IsZero() {
-		// NetBox keeps microseconds; cutting the rest off keeps t's own
-		// records in.
-		q.Set(timeFilter, t.UTC().Format("2006-01-02T15:04:05.000000Z07:00"))
+		q.Set(timeFilter, micros(t))
 	}
 	got, err := sweep[wireChange](ctx, l.c, pathObjectChanges, q, l.t)
 	if err != nil {
@@ -101,4 +107,30 @@ func (l *changeLog) Since(ctx context.Context, types []string, t time.Time) ([]c
 		out = append(out, w.entry())
 	}
 	return out, nil
+}
+
+// Count counts the entries Since would return between from and to; NetBox
+// takes the end inclusive, and keeps microseconds.
+func (l *changeLog) Count(ctx context.Context, types []string, from, to time.Time) (int, error) {
+	if len(types) == 0 {
+		return 0, nil
+	}
+	q := l.query(types)
+	q.Set("fields", "id")
+	q.Set("limit", "1")
+	q.Set(beforeFilter, micros(to.Add(-time.Microsecond)))
+	if !from.IsZero() {
+		q.Set(timeFilter, micros(from))
+	}
+	var p page[wireChange]
+	r := httpapi.Request{Method: http.MethodGet, Path: pathObjectChanges, Query: q, Tally: l.t,
+		Decode: func(b []byte) error { p = page[wireChange]{}; return json.Unmarshal(b, &p) }}
+	resp, err := l.c.api.Do(ctx, r)
+	if err != nil {
+		return 0, fmt.Errorf("count changes: %w", err)
+	}
+	if resp.Status != http.StatusOK {
+		return 0, fmt.Errorf("count changes: %w", r.Error(resp))
+	}
+	return p.Count, nil
 }

@@ -7,9 +7,11 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -157,7 +159,7 @@ func (rr rereader) Reread(ctx context.Context, ids map[resource.Kind][]string) (
 			delete(r.m.vlans, n)
 		}
 	}
-	if err := r.readKinds(ctx, r.want, ids); err != nil {
+	if err := r.readKinds(ctx, r.want, changelog.Select{IDs: ids}); err != nil {
 		return nil, nil, err
 	}
 	if err := r.resolve(ctx); err != nil {
@@ -208,4 +210,50 @@ func (r *reading) strays(ctx context.Context, named map[int]string) ([]resource.
 		}
 	}
 	return gone, nil
+}
+
+// Changed reads the objects of the scope stamped at or after since, with
+// the lookups and names of the whole read. VRFs and VLAN groups are
+// selected by stamp alone, as List reads them whole. What it learns goes
+// to a copy of the names: a VLAN renumbered with no record must still
+// read as renamed when the view rereads it.
+func (rr rereader) Changed(ctx context.Context, since map[resource.Kind]time.Time) ([]resource.Object, error) {
+	last := rr.last
+	m := *last.m
+	m.vlans = maps.Clone(m.vlans)
+	r := &reading{c: last.c, t: &httpapi.Tally{}, scope: last.scope, m: &m}
+	for _, k := range last.want {
+		if _, ok := since[k]; ok {
+			r.want = append(r.want, k)
+		}
+	}
+	sel := changelog.Select{Since: since}
+	tasks := []func(context.Context) error{func(ctx context.Context) error { return r.readKinds(ctx, r.want, sel) }}
+	if r.wants(resource.KindNamespace) {
+		tasks = append(tasks, func(ctx context.Context) error {
+			p, q := r.query(resource.KindNamespace)
+			var err error
+			r.vrfs, err = changelog.Read(sel, resource.KindNamespace, 0, func(extra url.Values) ([]wireVRF, error) {
+				return sweep[wireVRF](ctx, r.c, p, httpapi.With(q, extra), r.t)
+			})
+			return err
+		})
+	}
+	if r.wants(resource.KindVLANGroup) {
+		tasks = append(tasks, func(ctx context.Context) error {
+			p, q := r.query(resource.KindVLANGroup)
+			var err error
+			r.groups, err = changelog.Read(sel, resource.KindVLANGroup, 0, func(extra url.Values) ([]wireVLANGroup, error) {
+				return sweep[wireVLANGroup](ctx, r.c, p, httpapi.With(q, extra), r.t)
+			})
+			return err
+		})
+	}
+	if err := parallel.Run(ctx, r.c.cfg.Concurrency, tasks); err != nil {
+		return nil, err
+	}
+	if err := r.resolve(ctx); err != nil {
+		return nil, err
+	}
+	return r.objects()
 }

@@ -45,6 +45,17 @@ func TestFollowChangeLog(t *testing.T) {
 	if _, err := tg.Follow(ctx); err != nil {
 		t.Fatalf("Follow: %v", err)
 	}
+	// A Refresh with nothing changed reads the log and checks the view:
+	// a request for each kind's newest objects, two where the scope also
+	// reads the owner's objects elsewhere, and the log's count.
+	e.s.ResetCounts()
+	if _, _, err := tg.Refresh(ctx); err != nil {
+		t.Fatalf("Refresh: %v", err)
+	}
+	quiet := e.s.Requests(http.MethodGet, "/api/")
+	if budget := 2 + 2*len(sc.Kinds); quiet > budget {
+		t.Errorf("a Refresh with nothing changed sent %d reads, want at most %d", quiet, budget)
+	}
 	id := func(kind string, filter ...string) int {
 		t.Helper()
 		got := e.s.Objects(t, kind, filter...)
@@ -131,8 +142,10 @@ func TestFollowChangeLog(t *testing.T) {
 		if misses := changelog.Compare(view, full); len(misses) > 0 {
 			t.Errorf("%s: the view differs from a whole read: %v", s.name, misses)
 		}
-		if s.oneRead && (reads != 1 || st.Reread != 0) {
-			t.Errorf("%s: Refresh sent %d reads and reread %d objects, want 1 read and none", s.name, reads, st.Reread)
+		// Once the log has moved on, the cursor also counts its entries
+		// behind the overlap: one read more.
+		if s.oneRead && (reads > quiet+1 || st.Reread != 0) {
+			t.Errorf("%s: Refresh sent %d reads and reread %d objects, want at most %d, as with nothing changed, and none", s.name, reads, st.Reread, quiet+1)
 		}
 		if st.Reread < s.rereadAt {
 			t.Errorf("%s: Refresh reread %d objects, want at least %d", s.name, st.Reread, s.rereadAt)

@@ -87,7 +87,7 @@ func (r *reading) read(ctx context.Context) error {
 	if err := r.readNamed(ctx); err != nil {
 		return err
 	}
-	if err := r.readKinds(ctx, r.want, nil); err != nil {
+	if err := r.readKinds(ctx, r.want, changelog.Select{}); err != nil {
 		return err
 	}
 	return r.resolve(ctx)
@@ -124,9 +124,10 @@ func (r *reading) readNamed(ctx context.Context) error {
 }
 
 // readKinds sweeps the scope's VLANs, prefixes, IP addresses and ASNs
-// among kinds; with ids, only those objects (a reread of changed ones),
+// among kinds, those sel selects (by id, a reread of changed ones; by
+// stamp, the check of a view),
 // through the same scope filters.
-func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[resource.Kind][]string) error {
+func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, sel changelog.Select) error {
 	var vrfIDs, groupIDs, locIDs []string
 	for id, name := range r.m.vrfs {
 		if slices.Contains(r.scope.Namespaces, name) {
@@ -153,7 +154,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 	// A scope name that resolves to nothing matches nothing: NetBox
 	// answers 400 to a filter by an unknown id.
 	var tasks []func(context.Context) error
-	wants := func(k resource.Kind) bool { return slices.Contains(kinds, k) && (ids == nil || len(ids[k]) > 0) }
+	wants := func(k resource.Kind) bool { return slices.Contains(kinds, k) && sel.Wants(k) }
 	if wants(resource.KindVLAN) {
 		path, q := r.query(resource.KindVLAN)
 		if len(r.scope.VLANGroups) > 0 {
@@ -161,7 +162,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 		}
 		tasks = append(tasks, func(ctx context.Context) error {
 			var err error
-			r.vlans, err = changelog.ByIDs(ids, resource.KindVLAN, idsPerRead, func(extra url.Values) ([]wireVLAN, error) {
+			r.vlans, err = changelog.Read(sel, resource.KindVLAN, idsPerRead, func(extra url.Values) ([]wireVLAN, error) {
 				return sweepScoped[wireVLAN](ctx, r, path, q, extra, len(r.scope.VLANGroups) > 0)
 			})
 			return err
@@ -178,7 +179,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 		narrowed := len(r.scope.Namespaces) > 0 || len(r.scope.Locations) > 0
 		tasks = append(tasks, func(ctx context.Context) error {
 			var err error
-			r.prefixes, err = changelog.ByIDs(ids, resource.KindPrefix, idsPerRead, func(extra url.Values) ([]wirePrefix, error) {
+			r.prefixes, err = changelog.Read(sel, resource.KindPrefix, idsPerRead, func(extra url.Values) ([]wirePrefix, error) {
 				return sweepScoped[wirePrefix](ctx, r, path, q, extra, narrowed)
 			})
 			return err
@@ -191,7 +192,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 		}
 		tasks = append(tasks, func(ctx context.Context) error {
 			var err error
-			r.ips, err = changelog.ByIDs(ids, resource.KindIPAddress, idsPerRead, func(extra url.Values) ([]wireIP, error) {
+			r.ips, err = changelog.Read(sel, resource.KindIPAddress, idsPerRead, func(extra url.Values) ([]wireIP, error) {
 				return sweepScoped[wireIP](ctx, r, path, q, extra, len(r.scope.Namespaces) > 0)
 			})
 			return err
@@ -201,7 +202,7 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, ids map[
 		path, q := r.query(resource.KindASN)
 		tasks = append(tasks, func(ctx context.Context) error {
 			var err error
-			r.asns, err = changelog.ByIDs(ids, resource.KindASN, idsPerRead, func(extra url.Values) ([]wireASN, error) {
+			r.asns, err = changelog.Read(sel, resource.KindASN, idsPerRead, func(extra url.Values) ([]wireASN, error) {
 				return sweep[wireASN](ctx, r.c, path, httpapi.With(q, extra), r.t)
 			})
 			return err

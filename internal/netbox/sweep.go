@@ -17,6 +17,7 @@ import (
 type page[T any] struct {
 	Next    *string `json:"next"`
 	Results []T     `json:"results"`
+	Count   int     `json:"count"`
 }
 
 // identified is a wire object with an id.

@@ -98,8 +98,8 @@ type Outcome struct {
 	Reads   map[string]int
 	Objects map[string]int
 	Whole   map[string]bool
-	// Misses are, per side, what a sweep found that reading by changes had
-	// missed.
+	// Misses are, per side, what a sweep, or the check of the target's
+	// followed view, found that reading by changes had missed.
 	Misses map[string][]string
 	// Unchanged says neither side changed since the last sync, which
 	// succeeded, so nothing was planned.
@@ -343,7 +343,12 @@ func (s *Syncer) readTarget(ctx context.Context, sweep bool, out *Outcome) (curr
 	if !sweep && s.following {
 		view, st, err := f.Refresh(ctx)
 		if err == nil {
-			out.Objects["target"] = st.Read
+			out.Objects["target"] = st.Read + st.Checked
+			// What the check of the view found the log had not named
+			// is a miss like a sweep's: counted, and logged.
+			for _, m := range st.Missed {
+				out.Misses["target"] = append(out.Misses["target"], m.String())
+			}
 			return view, st.Reread > 0 || st.Gone > 0, nil
 		}
 		s.cfg.Log.Info("target read whole: its change log cannot be followed", "reason", err)

@@ -6,8 +6,9 @@
 #
 #   BENCH_OBJECTS=objects.json scripts/nautobot-up.sh shell < scripts/lib/nautobot-bench-load.py
 #
-# objects.json is what BenchmarkRealIncremental writes: the marker, the
-# namespace, and the VLANs, prefixes and IP addresses with the fields the
+# objects.json is what BenchmarkRealIncremental and BenchmarkRealFollowCheck
+# write: the marker, the default namespace (a prefix may name its own), and
+# the VLANs, prefixes and IP addresses with the fields the
 # site's mapping sets. Bulk inserts bypass Nautobot's change log, as a
 # restore of a database would.
 import ipaddress
@@ -24,7 +25,7 @@ from nautobot.ipam.models import IPAddress, Namespace, Prefix, VLAN, VLANGroup
 d = json.load(open(os.environ["BENCH_OBJECTS"]))
 statuses = {s.name: s for s in Status.objects.all()}
 tag = Tag.objects.get(name=d["tag"])
-ns = Namespace.objects.get(name=d["namespace"])
+namespaces = {n.name: n for n in Namespace.objects.all()}
 groups = {g.name: g for g in VLANGroup.objects.all()}
 
 
@@ -52,7 +53,7 @@ with transaction.atomic():
     prefixes = []
     for p in d["prefixes"]:
         extra = {d["vni_field"]: p["vni"]} if p.get("vni") else {}
-        prefixes.append(Prefix(prefix=p["prefix"], namespace=ns, parent=None, type=p["type"], status=statuses[p["status"]],
+        prefixes.append(Prefix(prefix=p["prefix"], namespace=namespaces[p.get("namespace") or d["namespace"]], parent=None, type=p["type"], status=statuses[p["status"]],
                                vlan=by_key.get(p.get("vlan", "")), description=p.get("description", ""),
                                _custom_field_data=owned(extra)))
     Prefix.objects.bulk_create(prefixes, batch_size=5000)

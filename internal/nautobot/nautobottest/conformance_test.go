@@ -81,7 +81,16 @@ func conformanceScenarios() []scenario {
 			{what: "read", method: get, path: "/api/ipam/namespaces/{{ns}}/", status: 200,
 				expect: checks{"name": "conf-ns-{{sfx}}", "location": ref(tLocation, "{{location:a11}}"), "last_updated": "{{lu}}"}},
 			{what: "update", method: patch, path: "/api/ipam/namespaces/{{ns}}/", body: fields{"description": "e", "location": nil}, status: 200,
+				save:   map[string]string{"lu2": "last_updated"},
 				expect: checks{"description": "e", "location": nil, "last_updated": notM{"{{lu}}"}, "name": "conf-ns-{{sfx}}"}},
+			// The check of a followed view reads what changed at or after
+			// the newest stamp it holds.
+			{what: "stamped at or after its change", method: get, path: "/api/ipam/namespaces/?name=conf-ns-{{sfx}}&last_updated__gte={{lu2}}", status: 200,
+				expect: checks{"count": 1}},
+			{what: "stamped later", method: get, path: "/api/ipam/namespaces/?name=conf-ns-{{sfx}}&last_updated__gte=2100-01-01T00:00:00.5Z", status: 200,
+				expect: checks{"count": 0}},
+			{what: "stamped at or before its first", method: get, path: "/api/ipam/namespaces/?name=conf-ns-{{sfx}}&last_updated__lte={{lu}}", status: 200,
+				expect: checks{"count": 0}},
 			{what: "find by name", method: get, path: "/api/ipam/namespaces/?name=conf-ns-{{sfx}}", status: 200,
 				expect: checks{"count": 1, "next": nil, "previous": nil, "results.0.id": "{{ns}}", "results.0.description": "e"}},
 			{what: "delete", method: del, path: "/api/ipam/namespaces/{{ns}}/", status: 204},

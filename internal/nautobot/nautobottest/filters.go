@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -243,7 +244,9 @@ func customFieldFilter(def *record, values []string) (func(*record) bool, string
 }
 
 func common(extra map[string]filterFunc) map[string]filterFunc {
-	m := map[string]filterFunc{"id": fID()}
+	m := map[string]filterFunc{"id": fID(),
+		"last_updated__gte": fUpdated(func(u, t time.Time) bool { return !u.Before(t) }),
+		"last_updated__lte": fUpdated(func(u, t time.Time) bool { return !u.After(t) })}
 	for k, v := range extra {
 		m[k] = v
 	}
@@ -318,5 +321,22 @@ func fOnLine3(f filterFunc) filterFunc {
 			return nil, "Unknown filter field"
 		}
 		return f(s, values)
+	}
+}
+
+// fUpdated compares last_updated with a time, as the created/last_updated
+// lookups of Nautobot's base filter set do: the last value given counts,
+// an empty one filters nothing.
+func fUpdated(cmp func(updated, t time.Time) bool) filterFunc {
+	return func(_ *store, values []string) (func(*record) bool, string) {
+		v := values[len(values)-1]
+		if v == "" {
+			return func(*record) bool { return true }, ""
+		}
+		t, ok := parseFormTime(v)
+		if !ok {
+			return nil, "Enter a valid date/time."
+		}
+		return func(r *record) bool { return cmp(r.updated, t) }, ""
 	}
 }

@@ -1,0 +1,90 @@
+package changelog
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// stamp is when the target last changed o (its last_updated), zero where
+// it does not say.
+func stamp(o resource.Object) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, o.Meta().Version)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// newest is the newest stamp of the view's objects of each of kinds;
+// zero for a kind it holds none of.
+func (v *View) newest(kinds []resource.Kind) map[resource.Kind]time.Time {
+	out := make(map[resource.Kind]time.Time, len(kinds))
+	for _, k := range kinds {
+		out[k] = time.Time{}
+	}
+	for k, o := range v.objs {
+		if t, ok := out[k.kind]; ok && stamp(o).After(t) {
+			out[k.kind] = stamp(o)
+		}
+	}
+	return out
+}
+
+// Check tests the view against what a stale view cannot match: for each
+// kind, the objects of the scope stamped at or after the newest stamp
+// the view holds. An object changed or created since that the log did not
+// name (its entry pruned before it was read, or never written, as for a
+// queryset update in a Job) is stamped later; an object the view holds at
+// that stamp and the read lacks went without an entry. types maps the
+// content types the view holds to their kinds. The objects found are read
+// again through Update and returned as misses. Deletes of older objects
+// and changes committed behind the overlap are the cursor's to find (its
+// tally); what neither finds is left to the sweep.
+func (v *View) Check(ctx context.Context, types map[string]resource.Kind, r Rereader) (Stats, error) {
+	typeOf := map[resource.Kind]string{}
+	for typ, k := range types {
+		typeOf[k] = typ
+	}
+	since := v.newest(slices.Collect(maps.Keys(typeOf)))
+	got, err := r.Changed(ctx, since)
+	if err != nil {
+		return Stats{}, fmt.Errorf("check the view: %w", err)
+	}
+	var missed []Miss
+	ch := Changes{Objects: map[string]map[string]bool{}, Names: map[string]map[string]string{}}
+	stale := func(o resource.Object, what string) {
+		missed = append(missed, Miss{ID: o.Meta().ID, Key: o.Key(), What: what})
+		ch.add(Entry{Type: typeOf[o.Key().Kind], ObjectID: o.Meta().ID, Name: o.Key().Name})
+	}
+	returned := make(map[viewKey]bool, len(got))
+	for _, o := range got {
+		k := keyOf(o)
+		returned[k] = true
+		switch held, ok := v.objs[k]; {
+		case !ok:
+			stale(o, "in the target, stamped "+o.Meta().Version+", with no change record read")
+		case held.Meta().Version != o.Meta().Version:
+			stale(o, fmt.Sprintf("stamped %s in the target, %s in the view, with no change record read", o.Meta().Version, held.Meta().Version))
+		}
+	}
+	for k, o := range v.objs {
+		if t := since[k.kind]; !t.IsZero() && !stamp(o).Before(t) && !returned[k] {
+			stale(o, "gone from the target's scope with no change record read")
+		}
+	}
+	st := Stats{Checked: len(got)}
+	if len(missed) == 0 {
+		return st, nil
+	}
+	up, err := v.Update(ctx, ch, types, r)
+	if err != nil {
+		return Stats{}, err
+	}
+	up.Checked, up.Missed = st.Checked, missed
+	return up, nil
+}

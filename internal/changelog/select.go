@@ -1,0 +1,59 @@
+package changelog
+
+import (
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Select is which of the scope's objects a read returns: every one (the
+// zero Select), those with the given ids (a reread of changed objects),
+// or those stamped at or after a time (the check of a view).
+type Select struct {
+	IDs   map[resource.Kind][]string
+	Since map[resource.Kind]time.Time
+}
+
+// Wants reports whether the read returns any object of k.
+func (s Select) Wants(k resource.Kind) bool {
+	switch {
+	case s.IDs != nil:
+		return len(s.IDs[k]) > 0
+	case s.Since != nil:
+		_, ok := s.Since[k]
+		return ok
+	}
+	return true
+}
+
+// StampFilter selects the objects stamped (last_updated) at or after a
+// time, in Nautobot and NetBox alike.
+const StampFilter = "last_updated__gte"
+
+// Stamp is how a target's filters take a time.
+func Stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// Read runs an adapter's read of one kind for s: once with no extra
+// filter for every object (a whole read through the same code) or for
+// those stamped at or after a time, else once per chunk of per ids of
+// kind, filtered by them ("id=..."), so that URLs stay short enough for
+// the proxies in front of a target.
+func Read[T any](s Select, kind resource.Kind, per int, read func(extra url.Values) ([]T, error)) ([]T, error) {
+	switch {
+	case s.IDs != nil:
+		var out []T
+		for chunk := range slices.Chunk(s.IDs[kind], per) {
+			got, err := read(url.Values{"id": chunk})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, got...)
+		}
+		return out, nil
+	case s.Since != nil && !s.Since[kind].IsZero():
+		return read(url.Values{StampFilter: {Stamp(s.Since[kind])}})
+	}
+	return read(nil)
+}
