@@ -25,8 +25,13 @@ type Config struct {
 	Interval time.Duration
 	Jitter   float64
 	// Sweep is the time between sweeps (24h): syncs that read both sides
-	// whole, whatever the syncer could tell. The first sync is one.
-	Sweep time.Duration
+	// whole, whatever the syncer could tell. The first sync is one, unless
+	// LastSweep (a resumed agent's) says the last was less than Sweep ago.
+	Sweep     time.Duration
+	LastSweep time.Time
+	// Start says how the agent started (resumed from a saved state, or why
+	// not), for the status page.
+	Start string
 	// LeaseTTL is how long the lease lasts without renewal (2m); it must
 	// match the lease's own expiry. LeaseRenew is how often the lease is
 	// renewed while held and retried while another agent holds it (30s,
@@ -120,7 +125,7 @@ func New(cfg Config, s Syncer, l Lease, logger *slog.Logger, reg Registry, opts 
 		rand:    rand.Float64,
 		onLease: func(bool) {},
 		page:    template.Must(template.New("status").Funcs(pageFuncs()).Parse(statusHTML)),
-		state:   &state{conds: map[string]Condition{}, history: cfg.History},
+		state:   &state{conds: map[string]Condition{}, history: cfg.History, lastSweep: cfg.LastSweep},
 	}
 	for _, o := range opts {
 		o(a)
@@ -147,4 +152,8 @@ func (a *Agent) setCondition(name string, ok bool, message string, fromRun bool)
 }
 
 // Status is the agent's state as the status page shows it.
-func (a *Agent) Status() Status { return a.state.snapshot(a.cfg.Site, a.cfg.Target) }
+func (a *Agent) Status() Status {
+	st := a.state.snapshot(a.cfg.Site, a.cfg.Target)
+	st.Start = a.cfg.Start
+	return st
+}

@@ -74,10 +74,12 @@ func (l *loop) acquired(r leaseResult, now time.Time) {
 			return
 		}
 		if !l.held {
-			// Whatever the last holder had consumed but not synced is
-			// known to nobody, and what this agent read before it lost
-			// the lease is old: a sweep covers both.
-			l.pending = merge(l.pending, &Trigger{Sweep: true})
+			// Whatever the last holder had consumed of Neutron's
+			// notifications but not synced is known to nobody: Neutron
+			// is read whole. The target's change log tells what changed
+			// in it since this agent last followed it; without a view to
+			// follow on from the sync reads it whole too (a sweep).
+			l.pending = merge(l.pending, &Trigger{Full: true, Unattributed: true})
 			l.nextFull = time.Time{}
 		}
 		l.writeUntil = until

@@ -64,8 +64,11 @@ type result struct {
 func (a *Agent) Run(ctx context.Context, triggers <-chan Trigger) error {
 	t0 := a.clock.Now()
 	l := &loop{a: a, nextFull: t0, nextSweep: t0, nextLease: t0, done: make(chan result, 1), leaseDone: make(chan leaseResult, 1)}
+	if due := a.cfg.LastSweep.Add(a.cfg.Sweep); !a.cfg.LastSweep.IsZero() && due.After(t0) {
+		l.nextSweep = due
+	}
 	a.log.Info("agent started", "target", a.cfg.Target, "interval", a.cfg.Interval, "sweep", a.cfg.Sweep,
-		"lease_ttl", a.cfg.LeaseTTL, "lease_renew", a.cfg.LeaseRenew)
+		"next_sweep", l.nextSweep, "lease_ttl", a.cfg.LeaseTTL, "lease_renew", a.cfg.LeaseRenew)
 	for {
 		now := a.clock.Now()
 		l.step(ctx, now)
@@ -173,6 +176,7 @@ func (l *loop) finish(r result) {
 		}
 		if run.trig.Sweep {
 			l.nextSweep = end.Add(backoff.Jittered(a.cfg.Sweep, a.cfg.Jitter, a.rand()))
+			a.state.setLastSweep(run.start)
 		}
 	case run.leaseLost:
 		// Whoever holds the lease now syncs; ours waits until we get it back.
@@ -231,7 +235,7 @@ func (l *loop) shutdown(ctx context.Context) error {
 func (l *loop) record(run *inflight, r result, end time.Time) {
 	a := l.a
 	rec := RunRecord{Start: run.start, End: end, Trigger: describe(run.trig), Events: run.trig.Events,
-		Writes: r.out.Writes, Reads: r.out.Reads}
+		Writes: r.out.Writes, Reads: r.out.Reads, ReadWhole: r.out.Whole}
 	log := a.log.With("trigger", rec.Trigger, "duration", rec.Duration(), "writes", rec.Writes)
 	if len(rec.Reads) > 0 {
 		log = log.With("reads", rec.Reads)

@@ -27,7 +27,13 @@ type Status struct {
 	LastSuccess time.Time `json:"last_success,omitzero"`
 	// NextSync is when the next sync is due, zero while one runs or the
 	// agent waits for the lease.
-	NextSync   time.Time   `json:"next_sync,omitzero"`
+	NextSync time.Time `json:"next_sync,omitzero"`
+	// Start says how the agent started: following on from its saved
+	// state, or with a sweep, and why.
+	Start string `json:"start,omitempty"`
+	// LastSweep is when the last sweep began, by this agent or, resumed,
+	// by the one whose state it follows on from.
+	LastSweep  time.Time   `json:"last_sweep,omitzero"`
 	Conditions []Condition `json:"conditions"`
 	// Runs are the last syncs, newest first.
 	Runs []RunRecord `json:"runs"`
@@ -53,7 +59,9 @@ type RunRecord struct {
 	Result  string         `json:"result"` // ok, error, unreachable, canceled
 	Writes  int            `json:"writes"`
 	Reads   map[string]int `json:"reads,omitempty"`
-	Error   string         `json:"error,omitempty"`
+	// ReadWhole names the sides read whole rather than by what changed.
+	ReadWhole map[string]bool `json:"read_whole,omitempty"`
+	Error     string          `json:"error,omitempty"`
 }
 
 // Duration is how long the sync ran.
@@ -69,6 +77,7 @@ type state struct {
 	leaseHeld   bool
 	lastSuccess time.Time
 	nextSync    time.Time
+	lastSweep   time.Time
 }
 
 // setCondition records a condition and reports whether its OK changed.
@@ -123,6 +132,12 @@ func (s *state) setLease(held bool) {
 	s.leaseHeld = held
 }
 
+func (s *state) setLastSweep(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastSweep = t
+}
+
 func (s *state) setNextSync(t time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -134,7 +149,7 @@ func (s *state) snapshot(site, target string) Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{Site: site, Target: target, LeaseHeld: s.leaseHeld, LastSuccess: s.lastSuccess,
-		NextSync: s.nextSync, Drift: s.report, Conditions: []Condition{}, Runs: make([]RunRecord, 0, len(s.runs))}
+		NextSync: s.nextSync, LastSweep: s.lastSweep, Drift: s.report, Conditions: []Condition{}, Runs: make([]RunRecord, 0, len(s.runs))}
 	for _, c := range s.conds {
 		st.Conditions = append(st.Conditions, c)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ipsync/ipsync/internal/clock"
@@ -301,3 +302,13 @@ func (ch Changes) Drop(typ, id string) {
 
 // Empty reports whether nothing changed.
 func (ch Changes) Empty() bool { return len(ch.Objects) == 0 }
+
+// DropNamed takes out of ch the changes of objects of typ whose name
+// after the change begins with prefix.
+func (ch Changes) DropNamed(typ, prefix string) {
+	for id := range ch.Objects[typ] {
+		if strings.HasPrefix(ch.Names[typ][id], prefix) {
+			ch.Drop(typ, id)
+		}
+	}
+}

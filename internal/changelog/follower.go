@@ -16,6 +16,10 @@ type Adapter interface {
 	// ReadWhole reads the owner's scope whole, and returns a Rereader
 	// that reads objects again with the names that read used.
 	ReadWhole(ctx context.Context) ([]resource.Object, Rereader, error)
+	// Restore returns the Rereader of a whole read from the names its
+	// Names saved and the objects of the view, as if it had just read
+	// them, without reading anything.
+	Restore(ctx context.Context, names []byte, objs []resource.Object) (Rereader, error)
 }
 
 // Reuser is an Adapter told when Refresh hands out the objects of its last

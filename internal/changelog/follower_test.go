@@ -17,6 +17,7 @@ type memAdapter struct {
 	memLog
 	objs       map[string]resource.Object
 	duringRead func()
+	restored   string // the names Restore was given
 }
 
 func (m *memAdapter) ReadWhole(context.Context) ([]resource.Object, Rereader, error) {
@@ -26,6 +27,11 @@ func (m *memAdapter) ReadWhole(context.Context) ([]resource.Object, Rereader, er
 		m.duringRead = nil
 	}
 	return out, &memTarget{objs: m.objs, asked: map[resource.Kind][]string{}}, nil
+}
+
+func (m *memAdapter) Restore(_ context.Context, names []byte, _ []resource.Object) (Rereader, error) {
+	m.restored = string(names)
+	return &memTarget{objs: m.objs, asked: map[resource.Kind][]string{}}, nil
 }
 
 func TestFollowerSweep(t *testing.T) {

@@ -23,6 +23,9 @@ type Rereader interface {
 	// stamped (last_updated) at or after its time, or every object of
 	// the kind where the time is zero.
 	Changed(ctx context.Context, since map[resource.Kind]time.Time) ([]resource.Object, error)
+	// Names are the names and lookups of the whole read the Rereader
+	// reads with, as its adapter's Restore takes them back.
+	Names() ([]byte, error)
 }
 
 // Settler is a Rereader that can take out of Changes the changes of

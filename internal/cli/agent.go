@@ -17,11 +17,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ipsync/ipsync/internal/agent"
+	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/events"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/sitesync"
+	"github.com/ipsync/ipsync/internal/statefile"
 )
 
 func newAgent(e *env) *cobra.Command {
@@ -72,15 +74,23 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 		return err
 	}
 	lease := newLease(server, cfg, owner)
-	syncer := siteSyncer{s}
+	syncer := siteSyncer{s: s, clock: clock.Real()}
+	ac := agent.Config{Site: site.Name, Target: server.url, Interval: cfg.Agent.Interval, Sweep: cfg.Agent.Sweep, Jitter: cfg.Agent.Jitter,
+		LeaseTTL: cfg.Agent.LeaseTTL, LeaseRenew: cfg.Agent.LeaseRenew}
+	if cfg.Agent.StateDir != "" {
+		syncer.state = &siteState{path: statefile.Path(cfg.Agent.StateDir, site.Name), s: s, clock: syncer.clock, log: e.logger.With("site", site.Name),
+			header: statefile.Header{Format: statefile.Format, Version: Version, Site: site.Name, Owner: string(owner), Target: server.url}}
+		ac.Start = syncer.state.resume(ctx, siteScope(site, nil))
+		ac.LastSweep = syncer.state.lastSweep
+		// Saved last, when the agent stops, whatever it did last.
+		defer syncer.state.save()
+	}
 	// The agent names its site in every line it logs; given a logger that
 	// does already, each line would say it twice.
 	// Only the lease holder consumes notifications: a standby on the same
 	// queue would take and acknowledge what it never acts on.
 	gate := events.NewGate()
-	a := agent.New(agent.Config{Site: site.Name, Target: server.url, Interval: cfg.Agent.Interval, Sweep: cfg.Agent.Sweep, Jitter: cfg.Agent.Jitter,
-		LeaseTTL: cfg.Agent.LeaseTTL, LeaseRenew: cfg.Agent.LeaseRenew},
-		syncer, lease, e.logger, reg, agent.WithLeaseHook(gate.Set))
+	a := agent.New(ac, syncer, lease, e.logger, reg, agent.WithLeaseHook(gate.Set))
 	log := e.logger.With("site", site.Name)
 
 	ln, err := net.Listen("tcp", cfg.Agent.Listen)

@@ -7,6 +7,7 @@ import (
 	"github.com/ipsync/ipsync/internal/progress"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sitesync"
 )
 
 // openNautobot connects to the config's Nautobot.
@@ -26,3 +27,7 @@ func (e *env) openNautobot(cfg *config.Config, prog *progress.Display) (*server,
 	return &server{name: "Nautobot", url: n.URL, boot: c, api: c, tags: lease.NautobotTags, writesProgress: true,
 		target: func(sc scope.Scope) reconcile.Target { return c.Target(sc) }}, nil
 }
+
+// The agent follows Nautobot's change log, and resumes from it, only
+// because its targets are Followers: a Syncer tells one by its methods.
+var _ sitesync.Follower = (*nautobot.Target)(nil)

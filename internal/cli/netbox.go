@@ -7,6 +7,7 @@ import (
 	"github.com/ipsync/ipsync/internal/progress"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sitesync"
 )
 
 // openNetBox connects to the config's NetBox.
@@ -40,3 +41,7 @@ func refusedByNetBox(err error) []*netbox.ObjectError {
 	})
 	return refused
 }
+
+// The agent follows NetBox's change log, and resumes from it, only
+// because its targets are Followers: a Syncer tells one by its methods.
+var _ sitesync.Follower = (*netbox.Target)(nil)

@@ -5,19 +5,29 @@ import (
 	"errors"
 
 	"github.com/ipsync/ipsync/internal/agent"
+	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/sitesync"
 )
 
 // siteSyncer runs a site's sync for the agent: the agent's triggers name
 // networks, its conditions name the side a failed read could not reach.
-type siteSyncer struct{ s *sitesync.Syncer }
+// With a state, each sync that succeeded is saved for a restart.
+type siteSyncer struct {
+	s     *sitesync.Syncer
+	state *siteState
+	clock clock.Clock
+}
 
 func (a siteSyncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcome, error) {
 	req := sitesync.Request{Sweep: true}
 	if t != nil {
 		req = sitesync.Request{Networks: t.NetworkIDs, Full: t.Full, NeutronWhole: t.Unattributed, Sweep: t.Sweep}
 	}
+	started := a.clock.Now()
 	out, err := a.s.Sync(ctx, req)
+	if err == nil && a.state != nil {
+		a.state.synced(req.Sweep, started)
+	}
 	if ue, ok := errors.AsType[*sitesync.UnreachableError](err); ok {
 		err = agent.Unreachable(ue.Side, ue.Err)
 	}

@@ -113,7 +113,11 @@ type Agent struct {
 	// renewal may take; writes stop LeaseTTL-LeaseRenew after the last.
 	LeaseRenew time.Duration `yaml:"lease_renew"`
 	Coalesce   time.Duration `yaml:"coalesce"`
-	StatusDir  string        `yaml:"status_dir"`
+	// StateDir keeps each site's state across restarts: the target's
+	// followed view and its place in the change log, so that a restart
+	// follows on instead of reading the target whole. Empty keeps it in
+	// memory only.
+	StateDir string `yaml:"state_dir"`
 }
 
 // RabbitMQ is where a site's Neutron publishes notifications. The URL may
@@ -163,7 +167,7 @@ func (e *Error) Error() string {
 }
 
 // Load reads, defaults and validates the file at path. Relative paths in
-// it (spec.paths, token_file, password_file, status_dir) are relative to
+// it (spec.paths, token_file, password_file, state_dir) are relative to
 // the file's folder, wherever ipsync runs from.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
@@ -247,7 +251,7 @@ func (c *Config) resolve(dir string) {
 	abs(&c.Nautobot.TokenFile)
 	abs(&c.NetBox.TokenFile)
 	abs(&c.Agent.RabbitMQ.PasswordFile)
-	abs(&c.Agent.StatusDir)
+	abs(&c.Agent.StateDir)
 }
 
 // Validate checks what the types cannot.

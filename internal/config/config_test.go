@@ -91,7 +91,7 @@ func TestSiteNotFound(t *testing.T) {
 func TestLoadResolvesPathsFromTheConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ipsync.yaml")
-	doc := "spec: {paths: [specs/, /abs/spec.yaml]}\nnautobot: {token_file: secrets/token}\nagent: {status_dir: state, rabbitmq: {password_file: rabbit.pw}}\n"
+	doc := "spec: {paths: [specs/, /abs/spec.yaml]}\nnautobot: {token_file: secrets/token}\nagent: {state_dir: state, rabbitmq: {password_file: rabbit.pw}}\n"
 	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestLoadResolvesPathsFromTheConfigFile(t *testing.T) {
 		{"spec.paths[0]", c.SpecPaths()[0], filepath.Join(dir, "specs")},
 		{"spec.paths[1]", c.SpecPaths()[1], "/abs/spec.yaml"},
 		{"nautobot.token_file", c.Nautobot.TokenFile, filepath.Join(dir, "secrets/token")},
-		{"agent.status_dir", c.Agent.StatusDir, filepath.Join(dir, "state")},
+		{"agent.state_dir", c.Agent.StateDir, filepath.Join(dir, "state")},
 		{"agent.rabbitmq.password_file", c.Agent.RabbitMQ.PasswordFile, filepath.Join(dir, "rabbit.pw")},
 	} {
 		if tt.got != tt.want {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/clock"
+	"github.com/ipsync/ipsync/internal/ownership"
 )
 
 // API sends one JSON request to the target; *nautobot.Client and
@@ -59,7 +60,7 @@ func New(api API, fields TagFields, cfg Config) *Lease {
 }
 
 // TagName is the name of the tag that holds the lease.
-func (l *Lease) TagName() string { return "ipsync-lease:" + l.cfg.Name }
+func (l *Lease) TagName() string { return ownership.LeaseTagPrefix + l.cfg.Name }
 
 type record struct {
 	holder  string

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/benchdata"
+	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -98,6 +99,34 @@ IPAddress.objects.filter(id__in=`+pyList(ids)+`).update(description="no record",
 `)
 		refresh("10 edits with no change record")
 		refresh("nothing changed after them")
+
+		// A restart: the view saved as the agent's state file holds it,
+		// and a new client following on from it.
+		start = time.Now()
+		saved, ok, err := tg.Save()
+		if err != nil || !ok {
+			b.Fatalf("Save: %v, %v", ok, err)
+		}
+		raw, err := json.Marshal(saved)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("save the state: %.2f s, %.1f MB", time.Since(start).Seconds(), float64(len(raw))/1e6)
+		start = time.Now()
+		var back changelog.Saved
+		if err := json.Unmarshal(raw, &back); err != nil {
+			b.Fatal(err)
+		}
+		fresh, err := New(Config{URL: srv.URL(), Token: srv.Token()}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			b.Fatal(err)
+		}
+		tg = fresh.Target(sc)
+		if err := tg.Resume(ctx, back); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("load the state and resume: %.2f s", time.Since(start).Seconds())
+		refresh("first refresh after a restart")
 	}
 }
 

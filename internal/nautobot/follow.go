@@ -10,6 +10,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/ownership"
 	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -58,12 +59,15 @@ type rereader struct{ last *reading }
 
 var _ changelog.Settler = rereader{}
 
-// Settle takes out of ch the changes of lookups that keep the name they had
-// in the whole read. A lookup created since is not taken out: objects
+// Settle takes out of ch the changes of lease tags, and of lookups that
+// keep the name they had in the whole read. A lookup created since is not taken out: objects
 // naming it would be read without its name. Statuses and roles are read
 // again first: the plan checks their content types, which the log does
 // not tell, and gets what was read.
 func (rr rereader) Settle(ctx context.Context, ch changelog.Changes) error {
+	// Lease tags are locks no object carries; every acquiring, renewal
+	// and release of a lease changes one.
+	ch.DropNamed("extras.tag", ownership.LeaseTagPrefix)
 	l := rr.last.m.l
 	for typ, kind := range namedLookups() {
 		var same []string

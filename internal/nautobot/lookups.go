@@ -42,6 +42,9 @@ type lookups struct {
 	// shared are the location names that name several locations, each
 	// with those locations' paths.
 	shared map[string][]string
+	// raw is what was read, locations under their own names, from which
+	// newLookups builds the rest again (a resumed agent's).
+	raw map[resource.Kind][]named
 }
 
 func (l *lookups) name(k resource.Kind, id string) string { return l.refs[k][id].Name }
@@ -74,7 +77,7 @@ func (c *Client) fetchLookups(ctx context.Context, t *httpapi.Tally) (*lookups, 
 // newLookups indexes what fetchLookups read, naming locations by
 // locationNames.
 func newLookups(raw map[resource.Kind][]named) *lookups {
-	l := &lookups{refs: map[resource.Kind]map[string]named{}, byName: map[resource.Kind]map[string]named{}}
+	l := &lookups{refs: map[resource.Kind]map[string]named{}, byName: map[resource.Kind]map[string]named{}, raw: raw}
 	for k, objs := range raw {
 		m := make(map[string]named, len(objs))
 		for _, n := range objs {
@@ -187,6 +190,10 @@ func (c *Client) relearn(l *lookups, k resource.Kind, n named) {
 		if old, ok := into.refs[k][n.ID]; ok && old.Name == n.Name {
 			into.refs[k][n.ID] = n
 			into.byName[k][n.Name] = n
+			if i := slices.IndexFunc(into.raw[k], func(r named) bool { return r.ID == n.ID }); i >= 0 {
+				into.raw[k] = slices.Clone(into.raw[k])
+				into.raw[k][i] = n
+			}
 		}
 	}
 }

@@ -26,8 +26,11 @@ func TestSettle(t *testing.T) {
 		{"a tag's description rewritten", []wireChange{rec("extras.tag", 6, "update", "ipsync-lease:static:deploy")}, map[string]map[string]bool{}},
 		{"a tag renamed", []wireChange{rec("extras.tag", 5, "update", "managed")},
 			map[string]map[string]bool{"extras.tag": {"5": false}}},
-		{"a tag deleted", []wireChange{rec("extras.tag", 6, "delete", "ipsync-lease:static:deploy")},
-			map[string]map[string]bool{"extras.tag": {"6": true}}},
+		{"a tag deleted", []wireChange{rec("extras.tag", 5, "delete", "managed-by-ipsync")},
+			map[string]map[string]bool{"extras.tag": {"5": true}}},
+		// A lease released and taken again, as an agent's restart does.
+		{"a lease tag deleted and another created", []wireChange{rec("extras.tag", 6, "delete", "ipsync-lease:static:deploy"),
+			rec("extras.tag", 8, "create", "ipsync-lease:static:deploy")}, map[string]map[string]bool{}},
 		{"a tag created", []wireChange{rec("extras.tag", 7, "create", "new")},
 			map[string]map[string]bool{"extras.tag": {"7": false}}},
 		{"a tag renamed and renamed back", []wireChange{

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/ownership"
 	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -98,8 +99,8 @@ type rereader struct {
 
 var _ changelog.Settler = rereader{}
 
-// Settle takes out of ch the lookups that still exist under the name the
-// whole read has for them: objects name them by name alone, so however
+// Settle takes out of ch the changes of lease tags, and of the lookups
+// that still exist under the name the whole read has for them: objects name them by name alone, so however
 // else they changed (a tag's description, rewritten by every renewal of
 // the agent's lease), every object reads as before. Of these only tags
 // say where they may be used (object types), and the objects a follower
@@ -107,6 +108,9 @@ var _ changelog.Settler = rereader{}
 // preflight checks as it is then. Any other change of a lookup is left
 // for the view to refuse.
 func (rr rereader) Settle(_ context.Context, ch changelog.Changes) error {
+	// Lease tags are locks no object carries; every acquiring, renewal
+	// and release of a lease changes one.
+	ch.DropNamed("extras.tag", ownership.LeaseTagPrefix)
 	for typ, kind := range rr.lookups {
 		if kind == "" {
 			continue

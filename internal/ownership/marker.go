@@ -30,3 +30,9 @@ func (m Marker) Owner(tagged bool, customFields map[string]json.RawMessage) reso
 	}
 	return resource.Owner(owner)
 }
+
+// LeaseTagPrefix begins the name of every lease tag (see package lease).
+// Lease tags are locks, never put on objects: a follower of a change log
+// passes over their changes, which every acquiring, renewal and release
+// of a lease makes.
+const LeaseTagPrefix = "ipsync-lease:"

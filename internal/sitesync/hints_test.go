@@ -68,6 +68,7 @@ func TestWholeSiteRequestsReadWhatTheyName(t *testing.T) {
 // hand edits made since the last one, as a real target's log would.
 type editedTarget struct {
 	*memory.Store
+	unsaved
 	edits int
 }
 

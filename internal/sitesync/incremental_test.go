@@ -93,8 +93,24 @@ func TestSyncOfTheWholeSiteReadsNeutronByChanges(t *testing.T) {
 // quietTarget is a target whose change log never names a change.
 type quietTarget struct {
 	*memory.Store
+	unsaved
 	lists int
 }
+
+// unsaved is a Follower's Save and Resume for test targets that keep no
+// state to resume from.
+type unsaved struct{}
+
+func (unsaved) Save() (changelog.Saved, bool, error) { return changelog.Saved{}, false, nil }
+func (unsaved) Resume(context.Context, changelog.Saved) error {
+	return errors.New("this test target cannot resume")
+}
+
+// The fakes must stay Followers: a Syncer tells one by its methods.
+var (
+	_ Follower = (*quietTarget)(nil)
+	_ Follower = (*editedTarget)(nil)
+)
 
 func (q *quietTarget) List(ctx context.Context) ([]resource.Object, error) {
 	q.lists++

@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/nautobot"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/netbox"
@@ -22,11 +24,14 @@ import (
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/statefile"
 )
 
 // realTarget is a real Nautobot or NetBox as the randomized test uses it.
 type realTarget struct {
 	target func(sc scope.Scope) reconcile.Target
+	// fresh is target from a new client, as a restarted agent has.
+	fresh func(sc scope.Scope) reconcile.Target
 	// call sends a request as a person editing the target would.
 	call func(ctx context.Context, method, path string, query url.Values, in, out any) error
 	// typesField is the field of a tag that says what it may be used on.
@@ -42,19 +47,31 @@ func eachRealTarget(t *testing.T, fn func(t *testing.T, g realTarget)) {
 // eachTargetOf runs fn against the Nautobots each gives and NetBox.
 func eachTargetOf(t *testing.T, each func(*testing.T, func(*testing.T, *nbtest.Server)), fn func(t *testing.T, g realTarget)) {
 	each(t, func(t *testing.T, s *nbtest.Server) {
-		c, err := nautobot.New(nautobot.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
+		client := func() *nautobot.Client {
+			c, err := nautobot.New(nautobot.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
 		}
-		fn(t, newRealTarget(t, c, "content_types", func(sc scope.Scope) reconcile.Target { return c.Target(sc) }))
+		c := client()
+		g := newRealTarget(t, c, "content_types", func(sc scope.Scope) reconcile.Target { return c.Target(sc) })
+		g.fresh = func(sc scope.Scope) reconcile.Target { return client().Target(sc) }
+		fn(t, g)
 	})
 	t.Run("netbox", func(t *testing.T) {
 		s := netboxtest.New(t)
-		c, err := netbox.New(netbox.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
+		client := func() *netbox.Client {
+			c, err := netbox.New(netbox.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
 		}
-		fn(t, newRealTarget(t, c, "object_types", func(sc scope.Scope) reconcile.Target { return c.Target(sc) }))
+		c := client()
+		g := newRealTarget(t, c, "object_types", func(sc scope.Scope) reconcile.Target { return c.Target(sc) })
+		g.fresh = func(sc scope.Scope) reconcile.Target { return client().Target(sc) }
+		fn(t, g)
 	})
 }
 
@@ -167,15 +184,49 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 	owner := resource.NeutronOwner(site.name)
 	sc := scope.Site(owner, site.name, []string{site.physnet})
 	g.seedSite(t, "random-test", site.name, site.physnet)
-	newSyncer := func() *Syncer {
+	newSyncer := func(target func(scope.Scope) reconcile.Target) *Syncer {
 		src, err := neutron.NewReader(ctx, neutron.Config{Endpoint: site.neutron.base, Auth: neutron.AuthNoauth}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return New(Config{Map: neutron.MapConfig{Site: site.name, Namespace: site.name}, Policy: randomSitePolicy(owner),
-			Notified: true}, src, g.target(sc))
+			Notified: true, Scope: sc, Rescope: target}, src, target(sc))
 	}
-	s := newSyncer()
+	s := newSyncer(g.target)
+	// The agent saves its state after syncs now and then (at most once a
+	// minute), and when it stops; a killed agent resumes from an older one.
+	statePath := filepath.Join(t.TempDir(), site.name+".state.json")
+	header := statefile.Header{Format: statefile.Format, Version: "test", Site: site.name, Owner: string(owner), Target: "random"}
+	save := func(step string) {
+		t.Helper()
+		saved, view, err := s.Save()
+		if err != nil {
+			t.Fatalf("%s: save the state: %v", step, err)
+		}
+		if err := statefile.Save(statePath, &statefile.State{Header: header, SavedAt: time.Now(), Scope: statefile.ScopeOf(saved), View: view}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// restart is a new process: a new client of the target, following on
+	// from the saved state where there is one. It says whether it resumed.
+	restart := func(step string, from string) bool {
+		t.Helper()
+		s = newSyncer(g.fresh)
+		if from == "" {
+			return false
+		}
+		st, err := statefile.Load(from)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if err := st.Usable(header, sc, time.Now(), changelog.MaxGap); err != nil {
+			t.Fatalf("%s: the saved state is not usable: %v", step, err)
+		}
+		if err := s.Resume(ctx, st.Scope.Scope(), st.View); err != nil {
+			t.Fatalf("%s: resume: %v", step, err)
+		}
+		return true
+	}
 	sweep := func(step string) {
 		t.Helper()
 		out, err := s.Sync(ctx, Request{Sweep: true})
@@ -190,23 +241,43 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 	if _, err := s.Sync(ctx, Request{Sweep: true}); err != nil {
 		t.Fatalf("first sweep: %v", err)
 	}
+	save("first sweep")
 	for i := range steps {
 		op, touched, unattributed := site.randomChange(t, g, rng)
 		step := fmt.Sprintf("step %d (%s)", i, op)
+		resumed := false
 		if op == "restart" {
-			// A change while no sync runs, picked up by the restarted one.
-			s = nil
-			_, touched = site.randomNeutronChange(t, rng)
-			s = newSyncer()
+			// A change while no sync runs, picked up by the restarted
+			// one, which resumes from the state saved when it stopped,
+			// or (killed) from an older one, or has none.
+			how := rng.IntN(3)
+			if how == 0 {
+				save(step)
+			}
+			by, _ := site.randomHandOrNeutronChange(t, g, rng)
+			touched = nil
+			from := statePath
+			if how == 2 {
+				from = ""
+			}
+			resumed = restart(step, from)
+			step += map[int]string{0: ", stopped and resumed", 1: ", killed and resumed from an older state", 2: ", restarted without a state"}[how] + ": " + by
+			// Neutron's notifications meanwhile may have gone to another
+			// agent: the first sync reads it whole, as Resume arranges.
+			unattributed = resumed
 		}
 		// What the agent does: a sync of the networks events named (or,
 		// for a change no event could narrow to networks, of the whole
 		// site on a whole read of Neutron), then the periodic one of the
 		// whole site, by what changed.
 		switch {
-		case unattributed && s.last != nil:
-			if _, err := s.Sync(ctx, Request{Full: true, NeutronWhole: true}); err != nil {
+		case unattributed && (s.last != nil || resumed):
+			out, err := s.Sync(ctx, Request{Full: true, NeutronWhole: true})
+			if err != nil {
 				t.Fatalf("%s: sync of an unattributed change: %v", step, err)
+			}
+			if resumed && out.Whole["target"] {
+				t.Errorf("%s: the first sync after resuming read the target whole", step)
 			}
 		case len(touched) > 0 && s.last != nil:
 			if _, err := s.Sync(ctx, Request{Networks: touched}); err != nil {
@@ -218,6 +289,9 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 			t.Fatalf("%s: periodic sync: %v", step, err)
 		}
 		t.Logf("%s: periodic sync read whole %v, requests %v, objects %v, wrote %d", step, out.Whole, out.Reads, out.Objects, out.Writes)
+		if rng.IntN(2) == 0 {
+			save(step)
+		}
 		// What following the changes missed stays missed until a sweep:
 		// one every other step finds it, for half the reads.
 		if i%2 == 1 || i == steps-1 {
@@ -264,6 +338,15 @@ func (site *liveSite) randomChange(t *testing.T, g realTarget, rng *rand.Rand) (
 		op, touched := site.randomNeutronChange(t, rng)
 		return op, touched, false
 	}
+}
+
+// randomHandOrNeutronChange is a change in Neutron or, one time in
+// three, by hand in the target.
+func (site *liveSite) randomHandOrNeutronChange(t *testing.T, g realTarget, rng *rand.Rand) (string, []string) {
+	if rng.IntN(3) == 0 {
+		return site.handEdit(t, g, rng)
+	}
+	return site.randomNeutronChange(t, rng)
 }
 
 // randomNeutronChange creates, grows, shrinks, renames or deletes a

@@ -41,6 +41,8 @@ type Follower interface {
 	Follow(ctx context.Context) ([]resource.Object, error)
 	Refresh(ctx context.Context) ([]resource.Object, changelog.Stats, error)
 	Sweep(ctx context.Context) ([]resource.Object, []changelog.Miss, error)
+	Save() (changelog.Saved, bool, error)
+	Resume(ctx context.Context, s changelog.Saved) error
 }
 
 // counter is a side that counts the requests it sent.
@@ -169,7 +171,10 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := Outcome{Reads: map[string]int{}, Objects: map[string]int{}, Whole: map[string]bool{}, Misses: map[string][]string{}}
-	sweep := req.Sweep || s.last == nil
+	// A resumed Syncer follows the target on from its saved view, but
+	// knows nothing of Neutron: the first sync reads it whole.
+	sweep := req.Sweep || s.last == nil && !s.following
+	req.NeutronWhole = req.NeutronWhole || s.last == nil
 	narrowed := len(req.Networks) > 0 && !req.Full && !req.NeutronWhole && !sweep
 	wasSettled := s.settled
 	started := s.cfg.Clock.Now()

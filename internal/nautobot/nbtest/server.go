@@ -239,6 +239,7 @@ func Real3(tb testing.TB) *Server {
 		tb.Fatalf("%s from %s: %v", l.what, l.urlVar, err)
 	}
 	s.url = s.real.start(tb, false).URL
+	s.shell, s.shellVar = os.Getenv(l.shellVar), l.shellVar
 	return s
 }
 

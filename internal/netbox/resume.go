@@ -1,0 +1,75 @@
+package netbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/ipsync/ipsync/internal/changelog"
+	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// savedNames are the names a follower's view was read with, as a resumed
+// agent gets them back: the lookups and choices as read, and the names of
+// the VRFs, groups and VLANs objects refer to by id.
+type savedNames struct {
+	Refs     map[resource.Kind][]named `json:"refs"`
+	Statuses map[string][]choice       `json:"statuses"`
+	IPRoles  []choice                  `json:"ip_roles"`
+	VRFs     map[int]string            `json:"vrfs"`
+	Groups   map[int]string            `json:"groups"`
+	VLANs    map[int]string            `json:"vlans"`
+}
+
+var _ changelog.Adapter = followed{}
+
+// Names saves what rr reads with.
+func (rr rereader) Names() ([]byte, error) {
+	m := rr.last.m
+	s := savedNames{Refs: map[resource.Kind][]named{}, Statuses: m.l.statuses, IPRoles: m.l.ipRoles, VRFs: m.vrfs, Groups: m.groups, VLANs: m.vlans}
+	for k, n := range m.l.refs {
+		s.Refs[k] = slices.SortedFunc(maps.Values(n.byID), func(a, b named) int { return a.ID - b.ID })
+	}
+	return json.Marshal(s)
+}
+
+// Restore makes the reading Names saved the target's last whole read
+// again, as ReadWhole would have, and learns the ids of the objects of
+// objs (the view) that writes name.
+func (f followed) Restore(_ context.Context, b []byte, objs []resource.Object) (changelog.Rereader, error) {
+	var s savedNames
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("saved names: %w", err)
+	}
+	kinds, err := kindsOf(f.t.scope)
+	if err != nil {
+		return nil, err
+	}
+	c := f.t.c
+	l := &lookups{refs: map[resource.Kind]names{}, statuses: s.Statuses, ipRoles: s.IPRoles}
+	for k, objs := range s.Refs {
+		l.refs[k] = newNames(objs)
+	}
+	c.setLookups(l)
+	m := c.newMapper(l)
+	for _, into := range []struct{ to, from map[int]string }{{m.vrfs, s.VRFs}, {m.groups, s.Groups}, {m.vlans, s.VLANs}} {
+		maps.Copy(into.to, into.from)
+	}
+	r := &reading{c: c, t: &httpapi.Tally{}, scope: f.t.scope, want: kinds, m: m}
+	for _, o := range objs {
+		switch o.Key().Kind {
+		case resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN: // what a read learns
+			if id, err := strconv.Atoi(o.Meta().ID); err == nil {
+				c.learn(o.Key(), id)
+			}
+		}
+	}
+	f.t.mu.Lock()
+	f.t.listed, f.t.whole = l, r
+	f.t.mu.Unlock()
+	return rereader{last: r, lookups: f.lookups}, nil
+}
