@@ -28,6 +28,11 @@ func (s Select) Wants(k resource.Kind) bool {
 	return true
 }
 
+// Among are the kinds of kinds the read returns objects of.
+func (s Select) Among(kinds []resource.Kind) []resource.Kind {
+	return slices.DeleteFunc(slices.Clone(kinds), func(k resource.Kind) bool { return !s.Wants(k) })
+}
+
 // StampFilter selects the objects stamped (last_updated) at or after a
 // time, in Nautobot and NetBox alike.
 const StampFilter = "last_updated__gte"

@@ -226,12 +226,8 @@ func (rr rereader) Changed(ctx context.Context, since map[resource.Kind]time.Tim
 	m := *last.m
 	m.vlans = maps.Clone(m.vlans)
 	r := &reading{c: last.c, t: &httpapi.Tally{}, scope: last.scope, m: &m}
-	for _, k := range last.want {
-		if _, ok := since[k]; ok {
-			r.want = append(r.want, k)
-		}
-	}
 	sel := changelog.Select{Since: since}
+	r.want = sel.Among(last.want)
 	tasks := []func(context.Context) error{func(ctx context.Context) error { return r.readKinds(ctx, r.want, sel) }}
 	if r.wants(resource.KindNamespace) {
 		tasks = append(tasks, func(ctx context.Context) error {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,6 +37,9 @@ type realTarget struct {
 	call func(ctx context.Context, method, path string, query url.Values, in, out any) error
 	// typesField is the field of a tag that says what it may be used on.
 	typesField string
+	// shell runs Python in the server's own shell (nautobot-server
+	// shell), where a Job's change context can be made; "" for NetBox.
+	shell string
 }
 
 // eachRealTarget runs fn against every real Nautobot and NetBox the
@@ -57,6 +61,9 @@ func eachTargetOf(t *testing.T, each func(*testing.T, func(*testing.T, *nbtest.S
 		c := client()
 		g := newRealTarget(t, c, "content_types", func(sc scope.Scope) reconcile.Target { return c.Target(sc) })
 		g.fresh = func(sc scope.Scope) reconcile.Target { return client().Target(sc) }
+		if s.Real() {
+			g.shell = s.Shell(t)
+		}
 		fn(t, g)
 	})
 	t.Run("netbox", func(t *testing.T) {
@@ -320,6 +327,9 @@ func (site *liveSite) randomChange(t *testing.T, g realTarget, rng *rand.Rand) (
 	case 0:
 		return "restart", nil, false
 	case 1:
+		if g.shell != "" && rng.IntN(2) == 0 {
+			return site.jobEdit(t, g, rng), nil, false
+		}
 		op, touched := site.handEdit(t, g, rng)
 		return op, touched, false
 	case 2:
@@ -438,6 +448,36 @@ func (site *liveSite) handEdit(t *testing.T, g realTarget, rng *rand.Rand) (stri
 		t.Fatal(err)
 	}
 	return "hand edit of " + path, nil
+}
+
+// jobEdit changes one of ipsync's addresses twice in one change context,
+// as a Job or a script does: Nautobot rewrites the address's change
+// record in place, with the second change, or with a delete.
+func (site *liveSite) jobEdit(t *testing.T, g realTarget, rng *rand.Rand) string {
+	then := map[bool]string{true: "v.delete()", false: `v.description = "job, second"
+    v.validated_save()`}[rng.IntN(2) == 0]
+	script := fmt.Sprintf(`
+from django.contrib.auth import get_user_model
+from nautobot.extras.context_managers import web_request_context
+from nautobot.ipam.models import IPAddress
+user = get_user_model().objects.filter(is_superuser=True).first()
+v = IPAddress.objects.filter(_custom_field_data__ipsync_owner=%q).order_by("?").first()
+if v is not None:
+  with web_request_context(user, context_detail="ipsync-random-test"):
+    v.description = "job, first"
+    v.validated_save()
+    %s
+print("DONE")
+`, "neutron:"+site.name, then)
+	cmd := exec.Command("sh", "-c", g.shell)
+	cmd.Stdin = strings.NewReader(script)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "DONE") {
+		t.Fatalf("a Job's change context in nautobot-server shell: %v\n%s", err, out)
+	}
+	if strings.Contains(then, "delete") {
+		return "a Job edits an address, then deletes it"
+	}
+	return "a Job edits an address twice"
 }
 
 // removeLeftovers deletes the networks a run stopped half way left behind,
