@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
 	"time"
 
@@ -207,24 +206,9 @@ func (rr rereader) Changed(ctx context.Context, since map[resource.Kind]time.Tim
 	r := &reading{c: last.c, t: &httpapi.Tally{}, scope: last.scope, m: &m}
 	sel := changelog.Select{Since: since}
 	r.want = sel.Among(last.want)
-	tasks := []func(context.Context) error{func(ctx context.Context) error { return r.readKinds(ctx, r.want, sel) }}
-	if r.wants(resource.KindNamespace) {
-		tasks = append(tasks, func(ctx context.Context) error {
-			var err error
-			r.nss, err = changelog.Read(sel, resource.KindNamespace, 0, func(extra url.Values) ([]wireNamespace, error) {
-				return sweep[wireNamespace](ctx, r.c, "/api/ipam/namespaces/", extra, r.t)
-			})
-			return err
-		})
-	}
-	if r.wants(resource.KindVLANGroup) {
-		tasks = append(tasks, func(ctx context.Context) error {
-			var err error
-			r.groups, err = changelog.Read(sel, resource.KindVLANGroup, 0, func(extra url.Values) ([]wireVLANGroup, error) {
-				return sweep[wireVLANGroup](ctx, r.c, "/api/ipam/vlan-groups/", extra, r.t)
-			})
-			return err
-		})
+	tasks := []func(context.Context) error{
+		func(ctx context.Context) error { return r.readKinds(ctx, r.want, sel) },
+		func(ctx context.Context) error { return r.sweepNamed(ctx, sel, r.want) },
 	}
 	if err := parallel.Run(ctx, r.c.cfg.Concurrency, tasks); err != nil {
 		return nil, err

@@ -96,18 +96,7 @@ func (r *reading) read(ctx context.Context) error {
 
 // readNamed reads every namespace and VLAN group, and learns their names.
 func (r *reading) readNamed(ctx context.Context) error {
-	if err := parallel.Run(ctx, r.c.cfg.Concurrency, []func(context.Context) error{
-		func(ctx context.Context) error {
-			var err error
-			r.nss, err = sweep[wireNamespace](ctx, r.c, "/api/ipam/namespaces/", nil, r.t)
-			return err
-		},
-		func(ctx context.Context) error {
-			var err error
-			r.groups, err = sweep[wireVLANGroup](ctx, r.c, "/api/ipam/vlan-groups/", nil, r.t)
-			return err
-		},
-	}); err != nil {
+	if err := r.sweepNamed(ctx, changelog.Select{}, []resource.Kind{resource.KindNamespace, resource.KindVLANGroup}); err != nil {
 		return err
 	}
 	r.m.namespaces, r.m.groups = map[string]string{}, map[string]string{}
@@ -120,6 +109,32 @@ func (r *reading) readNamed(ctx context.Context) error {
 		r.c.learn(resource.Key{Kind: resource.KindVLANGroup, Name: g.Name}, g.ID)
 	}
 	return nil
+}
+
+// sweepNamed reads the namespaces and VLAN groups among kinds that sel
+// selects: every one for a whole read, those stamped since for the check
+// of a view. Either kind is read whole, not by the scope, as List reads it.
+func (r *reading) sweepNamed(ctx context.Context, sel changelog.Select, kinds []resource.Kind) error {
+	var tasks []func(context.Context) error
+	if slices.Contains(kinds, resource.KindNamespace) {
+		tasks = append(tasks, func(ctx context.Context) error {
+			var err error
+			r.nss, err = changelog.Read(sel, resource.KindNamespace, 0, func(extra url.Values) ([]wireNamespace, error) {
+				return sweep[wireNamespace](ctx, r.c, "/api/ipam/namespaces/", extra, r.t)
+			})
+			return err
+		})
+	}
+	if slices.Contains(kinds, resource.KindVLANGroup) {
+		tasks = append(tasks, func(ctx context.Context) error {
+			var err error
+			r.groups, err = changelog.Read(sel, resource.KindVLANGroup, 0, func(extra url.Values) ([]wireVLANGroup, error) {
+				return sweep[wireVLANGroup](ctx, r.c, "/api/ipam/vlan-groups/", extra, r.t)
+			})
+			return err
+		})
+	}
+	return parallel.Run(ctx, r.c.cfg.Concurrency, tasks)
 }
 
 // readKinds sweeps the scope's VLANs, prefixes, IP addresses and ASNs

@@ -95,20 +95,7 @@ func (r *reading) read(ctx context.Context) error {
 
 // readNamed reads every VRF and VLAN group, and learns their names.
 func (r *reading) readNamed(ctx context.Context) error {
-	if err := parallel.Run(ctx, r.c.cfg.Concurrency, []func(context.Context) error{
-		func(ctx context.Context) error {
-			p, q := r.query(resource.KindNamespace)
-			var err error
-			r.vrfs, err = sweep[wireVRF](ctx, r.c, p, q, r.t)
-			return err
-		},
-		func(ctx context.Context) error {
-			p, q := r.query(resource.KindVLANGroup)
-			var err error
-			r.groups, err = sweep[wireVLANGroup](ctx, r.c, p, q, r.t)
-			return err
-		},
-	}); err != nil {
+	if err := r.sweepNamed(ctx, changelog.Select{}, []resource.Kind{resource.KindNamespace, resource.KindVLANGroup}); err != nil {
 		return err
 	}
 	r.m.vrfs, r.m.groups = make(map[int]string, len(r.vrfs)), make(map[int]string, len(r.groups))
@@ -121,6 +108,34 @@ func (r *reading) readNamed(ctx context.Context) error {
 		r.c.learn(resource.Key{Kind: resource.KindVLANGroup, Name: g.Name}, g.ID)
 	}
 	return nil
+}
+
+// sweepNamed reads the VRFs and VLAN groups among kinds that sel selects:
+// every one for a whole read, those stamped since for the check of a view.
+// Either kind is read whole, not by the scope, as List reads it.
+func (r *reading) sweepNamed(ctx context.Context, sel changelog.Select, kinds []resource.Kind) error {
+	var tasks []func(context.Context) error
+	if slices.Contains(kinds, resource.KindNamespace) {
+		tasks = append(tasks, func(ctx context.Context) error {
+			p, q := r.query(resource.KindNamespace)
+			var err error
+			r.vrfs, err = changelog.Read(sel, resource.KindNamespace, 0, func(extra url.Values) ([]wireVRF, error) {
+				return sweep[wireVRF](ctx, r.c, p, httpapi.With(q, extra), r.t)
+			})
+			return err
+		})
+	}
+	if slices.Contains(kinds, resource.KindVLANGroup) {
+		tasks = append(tasks, func(ctx context.Context) error {
+			p, q := r.query(resource.KindVLANGroup)
+			var err error
+			r.groups, err = changelog.Read(sel, resource.KindVLANGroup, 0, func(extra url.Values) ([]wireVLANGroup, error) {
+				return sweep[wireVLANGroup](ctx, r.c, p, httpapi.With(q, extra), r.t)
+			})
+			return err
+		})
+	}
+	return parallel.Run(ctx, r.c.cfg.Concurrency, tasks)
 }
 
 // readKinds sweeps the scope's VLANs, prefixes, IP addresses and ASNs
