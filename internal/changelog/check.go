@@ -20,19 +20,29 @@ func stamp(o resource.Object) time.Time {
 	return t
 }
 
-// newest is the newest stamp of the view's objects of each of kinds;
-// zero for a kind it holds none of.
-func (v *View) newest(kinds []resource.Kind) map[resource.Kind]time.Time {
-	out := make(map[resource.Kind]time.Time, len(kinds))
+// newest is, for each of kinds, the newest stamp of the view's objects of
+// that kind (zero for a kind it holds none of) and the objects stamped
+// so: one pass over the view, each stamp parsed once.
+func (v *View) newest(kinds []resource.Kind) (map[resource.Kind]time.Time, map[resource.Kind][]viewKey) {
+	at := make(map[resource.Kind]time.Time, len(kinds))
 	for _, k := range kinds {
-		out[k] = time.Time{}
+		at[k] = time.Time{}
 	}
+	held := map[resource.Kind][]viewKey{}
 	for k, o := range v.objs {
-		if t, ok := out[k.kind]; ok && stamp(o).After(t) {
-			out[k.kind] = stamp(o)
+		t, ok := at[k.kind]
+		if !ok {
+			continue
+		}
+		switch s := stamp(o); {
+		case s.IsZero() || s.Before(t):
+		case s.After(t):
+			at[k.kind], held[k.kind] = s, []viewKey{k}
+		default:
+			held[k.kind] = append(held[k.kind], k)
 		}
 	}
-	return out
+	return at, held
 }
 
 // Check tests the view against what a stale view cannot match: for each
@@ -50,7 +60,7 @@ func (v *View) Check(ctx context.Context, types map[string]resource.Kind, r Rere
 	for typ, k := range types {
 		typeOf[k] = typ
 	}
-	since := v.newest(slices.Collect(maps.Keys(typeOf)))
+	since, newest := v.newest(slices.Collect(maps.Keys(typeOf)))
 	got, err := r.Changed(ctx, since)
 	if err != nil {
 		return Stats{}, fmt.Errorf("check the view: %w", err)
@@ -72,9 +82,11 @@ func (v *View) Check(ctx context.Context, types map[string]resource.Kind, r Rere
 			stale(o, fmt.Sprintf("stamped %s in the target, %s in the view, with no change record read", o.Meta().Version, held.Meta().Version))
 		}
 	}
-	for k, o := range v.objs {
-		if t := since[k.kind]; !t.IsZero() && !stamp(o).Before(t) && !returned[k] {
-			stale(o, "gone from the target's scope with no change record read")
+	for _, keys := range newest {
+		for _, k := range keys {
+			if !returned[k] {
+				stale(v.objs[k], "gone from the target's scope with no change record read")
+			}
 		}
 	}
 	st := Stats{Checked: len(got)}
