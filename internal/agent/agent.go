@@ -97,7 +97,21 @@ type Agent struct {
 	onLease func(held bool)
 	page    *template.Template
 	state   *state
+	// stopped is what Run left undone, set when it returns.
+	stopped Stopped
 }
+
+// Stopped is what a stopped agent left: whether it held the lease until
+// it stopped, and the work no sync finished (nil if none). Work named by
+// notifications that were taken from the queue is lost unless the
+// caller keeps it for the next start.
+type Stopped struct {
+	Held    bool
+	Pending *Trigger
+}
+
+// Stopped is what Run left when it returned; call it after Run returned.
+func (a *Agent) Stopped() Stopped { return a.stopped }
 
 // Option changes how New builds an Agent.
 type Option func(*Agent)

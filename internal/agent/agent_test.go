@@ -270,6 +270,28 @@ func TestShutdownCancelsInflightSync(t *testing.T) {
 	if got, _ := metric(t, h.reg, "ipsync_lease_held", map[string]string{"site": site}); got != 0 {
 		t.Errorf("ipsync_lease_held after shutdown = %v, want 0", got)
 	}
+	if st := h.agent.Stopped(); !st.Held || st.Pending == nil || !st.Pending.Full {
+		t.Errorf("Stopped() = %+v, want held, with the cancelled full sync pending", st)
+	}
+}
+
+// TestShutdownLeavesWhatNoSyncFinished: the networks of a sync cut short
+// by the stop, and of triggers not yet started, are left for the caller
+// to keep: their notifications were taken from the queue.
+func TestShutdownLeavesWhatNoSyncFinished(t *testing.T) {
+	clock := newFakeClock()
+	h := start(t, clock, newTable(clock), "agent-1")
+	h.next().answer(agent.Outcome{}, nil)
+	h.send(agent.Trigger{NetworkIDs: []string{"n1"}, Events: 1})
+	h.next() // never answered
+	h.send(agent.Trigger{NetworkIDs: []string{"n2"}, Events: 1})
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	st := h.agent.Stopped()
+	if !st.Held || st.Pending == nil || !slices.Equal(slices.Sorted(slices.Values(st.Pending.NetworkIDs)), []string{"n1", "n2"}) {
+		t.Errorf("Stopped() = %+v (pending %+v), want held with n1 and n2 pending", st, st.Pending)
+	}
 }
 
 func TestSetCondition(t *testing.T) {

@@ -82,7 +82,7 @@ func (a *Agent) Run(ctx context.Context, triggers <-chan Trigger) error {
 		select {
 		case <-ctx.Done():
 			stopTimer(timer)
-			return l.shutdown(ctx)
+			return l.shutdown(ctx, triggers)
 		case t, ok := <-triggers:
 			if !ok {
 				a.log.Warn("trigger channel closed; only periodic full syncs from now on")
@@ -192,7 +192,9 @@ func (l *loop) finish(r result) {
 
 // shutdown waits for the running sync and the lease request, whose
 // contexts ctx's cancellation already cancelled, then gives the lease back.
-func (l *loop) shutdown(ctx context.Context) error {
+// What no sync finished, the triggers still queued included, is left in
+// a.stopped.
+func (l *loop) shutdown(ctx context.Context, triggers <-chan Trigger) error {
 	a := l.a
 	if l.running != nil {
 		run := l.running
@@ -200,7 +202,23 @@ func (l *loop) shutdown(ctx context.Context) error {
 		r := <-l.done
 		l.running = nil
 		l.record(run, r, a.clock.Now())
+		if r.err != nil {
+			l.pending = merge(l.pending, &run.trig)
+		}
 	}
+	for drained := false; !drained && triggers != nil; {
+		select {
+		case t, ok := <-triggers:
+			if !ok {
+				drained = true
+				break
+			}
+			l.pending = merge(l.pending, &t)
+		default:
+			drained = true
+		}
+	}
+	a.stopped = Stopped{Held: l.held, Pending: l.pending}
 	// The request may have taken the lease before it saw the cancellation;
 	// Release gives back whatever this agent holds, and the lease handle is
 	// not shared with a request still running.

@@ -80,10 +80,8 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	if cfg.Agent.StateDir != "" {
 		syncer.state = &siteState{path: statefile.Path(cfg.Agent.StateDir, site.Name), s: s, clock: syncer.clock, log: e.logger.With("site", site.Name),
 			header: statefile.Header{Format: statefile.Format, Version: Version, Site: site.Name, Owner: string(owner), Target: server.url}}
-		ac.Start = syncer.state.resume(ctx, siteScope(site, nil))
+		ac.Start = syncer.state.resume(ctx, siteScope(site, nil), cfg.Agent.RabbitMQ.URL != "")
 		ac.LastSweep = syncer.state.lastSweep
-		// Saved last, when the agent stops, whatever it did last.
-		defer syncer.state.save()
 	}
 	// The agent names its site in every line it logs; given a logger that
 	// does already, each line would say it twice.
@@ -105,15 +103,35 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	}()
 	log.Info("serving metrics, health and status", "listen", ln.Addr().String(), "dry_run", dryRun)
 
+	// The agent stops after the notifications it was handed: once the
+	// consumer stopped, what it took from the queue goes on to the
+	// agent, which keeps what no sync finished for the next start.
+	agentCtx, stopAgent := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopAgent()
 	triggers := make(chan agent.Trigger, 16)
+	var ev *siteEvents
 	if cfg.Agent.RabbitMQ.URL != "" {
-		if err := e.startEvents(ctx, cfg, site, a, gate, triggers); err != nil {
+		if ev, err = e.startEvents(ctx, agentCtx, cfg, site, a, gate, triggers, syncer.state.resumeOptions()); err != nil {
 			return err
 		}
 	} else {
 		a.SetCondition("rabbitmq", true, "not configured: periodic reconcile only")
 	}
-	runErr := a.Run(ctx, triggers)
+	go func() {
+		<-ctx.Done()
+		if ev != nil {
+			ev.waitDrained(drainWait)
+		}
+		stopAgent()
+	}()
+	runErr := a.Run(agentCtx, triggers)
+	if syncer.state != nil {
+		var mark func(context.Context) (events.Marker, error)
+		if ev != nil {
+			mark = ev.consumer.Mark
+		}
+		syncer.state.stop(context.WithoutCancel(ctx), a.Stopped(), mark)
+	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)
@@ -148,13 +166,36 @@ func (e *env) siteSyncer(ctx context.Context, cfg *config.Config, site *config.S
 	return s, server, nil
 }
 
+// drainWait bounds how long a stopping agent waits for the notifications
+// already taken from the queue to reach it; normally a coalescing window.
+const drainWait = 5 * time.Second
+
+// siteEvents is the site's notification consumer and what it handed on.
+type siteEvents struct {
+	consumer *events.Consumer
+	// drained is closed once everything the consumer took from the
+	// queue was handed to the agent, after the consumer stopped.
+	drained chan struct{}
+}
+
+func (ev *siteEvents) waitDrained(limit time.Duration) {
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-ev.drained:
+	case <-t.C:
+	}
+}
+
 // startEvents consumes the site's Neutron notifications while gate is open
-// (this agent holds the lease) and turns bursts of them into agent triggers.
-func (e *env) startEvents(ctx context.Context, cfg *config.Config, site *config.Site, a *agent.Agent, gate *events.Gate, out chan<- agent.Trigger) error {
+// (this agent holds the lease) and until ctx ends, and turns bursts of
+// them into agent triggers on out until agentCtx ends.
+func (e *env) startEvents(ctx, agentCtx context.Context, cfg *config.Config, site *config.Site, a *agent.Agent, gate *events.Gate,
+	out chan<- agent.Trigger, opts []events.Option) (*siteEvents, error) {
 	rc := cfg.Agent.RabbitMQ
 	u, err := withPassword(rc.URL, e.getenv("IPSYNC_RABBITMQ_PASSWORD"), rc.PasswordFile)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	queue := rc.Queue
 	if queue == "" {
@@ -162,9 +203,9 @@ func (e *env) startEvents(ctx context.Context, cfg *config.Config, site *config.
 	}
 	ec := events.Config{URL: u, Exchange: rc.Exchange, Topic: rc.Topic, Queue: queue}.WithDefaults()
 	if err := ec.Validate(); err != nil {
-		return fmt.Errorf("agent.rabbitmq: %w", err)
+		return nil, fmt.Errorf("agent.rabbitmq: %w", err)
 	}
-	consumer := events.NewConsumer(ec, e.logger.With("site", site.Name),
+	consumer := events.NewConsumer(ec, e.logger.With("site", site.Name), append(opts,
 		events.WithStateHook(func(connected bool, err error) {
 			switch {
 			case connected:
@@ -174,28 +215,31 @@ func (e *env) startEvents(ctx context.Context, cfg *config.Config, site *config.
 			default:
 				a.SetCondition("rabbitmq", true, "not consuming: only the lease holder consumes")
 			}
-		}))
+		}))...)
+	ev := &siteEvents{consumer: consumer, drained: make(chan struct{})}
 	evs := make(chan events.Event, 1024)
 	batches := make(chan events.Batch, 16)
-	go func() { _ = consumer.RunGated(ctx, gate, evs) }()
-	go events.Coalesce(ctx, evs, cfg.Agent.Coalesce, time.Second, batches)
 	go func() {
-		for {
+		_ = consumer.RunGated(ctx, gate, evs)
+		close(evs)
+	}()
+	go func() {
+		events.Coalesce(agentCtx, evs, cfg.Agent.Coalesce, time.Second, batches)
+		close(batches)
+	}()
+	go func() {
+		defer close(ev.drained)
+		for b := range batches {
+			t := agent.Trigger{NetworkIDs: b.NetworkIDs, RangesChanged: b.RangeChanged, Unattributed: b.Unattributed,
+				Full: b.Unattributed, Events: b.Events, Oldest: b.Oldest}
 			select {
-			case <-ctx.Done():
+			case out <- t:
+			case <-agentCtx.Done():
 				return
-			case b := <-batches:
-				t := agent.Trigger{NetworkIDs: b.NetworkIDs, RangesChanged: b.RangeChanged, Unattributed: b.Unattributed,
-					Full: b.Unattributed, Events: b.Events, Oldest: b.Oldest}
-				select {
-				case out <- t:
-				case <-ctx.Done():
-					return
-				}
 			}
 		}
 	}()
-	return nil
+	return ev, nil
 }
 
 // withPassword puts the RabbitMQ password, which never sits in the config,

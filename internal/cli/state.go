@@ -10,8 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ipsync/ipsync/internal/agent"
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/clock"
+	"github.com/ipsync/ipsync/internal/events"
 	"github.com/ipsync/ipsync/internal/scope"
 	"github.com/ipsync/ipsync/internal/sitesync"
 	"github.com/ipsync/ipsync/internal/statefile"
@@ -34,11 +36,16 @@ type siteState struct {
 	mu        sync.Mutex
 	saved     time.Time // by our clock, zero before the first save
 	lastSweep time.Time
+	// marker is the one the saved state's clean stop left in the queue,
+	// and proof takes the consumer's verdict on it to the Syncer; nil
+	// when Neutron is read whole at start.
+	marker *events.Marker
+	proof  chan sitesync.Proof
 }
 
 // resume makes s follow on from the saved state if it can be, and says
 // how the agent starts, for the log and the status page.
-func (st *siteState) resume(ctx context.Context, sc scope.Scope) string {
+func (st *siteState) resume(ctx context.Context, sc scope.Scope, notified bool) string {
 	saved, err := statefile.Load(st.path)
 	switch {
 	case errors.Is(err, statefile.ErrMissing):
@@ -57,10 +64,73 @@ func (st *siteState) resume(ctx context.Context, sc scope.Scope) string {
 		return "sweep: " + err.Error()
 	}
 	st.lastSweep = saved.LastSweep
-	st.log.Info("resumed from the saved state: the target is read by its change log since, Neutron whole",
+	neutronHow := "Neutron whole: " + st.neutronWhy(saved)
+	if n := saved.Neutron; n != nil && notified {
+		st.marker, st.proof = &n.Marker, make(chan sitesync.Proof, 1)
+		st.s.ResumeNeutron(sitesync.NeutronState{Snapshot: n.Snapshot, LastRead: n.LastRead, Networks: n.Networks}, st.proof)
+		neutronHow = "Neutron by the notifications queued since, if the queue kept them all, else whole"
+	}
+	st.log.Info("resumed from the saved state: the target is read by its change log since, "+neutronHow,
 		"state", st.path, "saved_at", saved.SavedAt, "objects", len(saved.View.Objects), "last_sweep", saved.LastSweep)
-	return fmt.Sprintf("resumed from the state saved at %s (%d objects): the target read by its change log since, Neutron whole",
-		saved.SavedAt.UTC().Format(time.RFC3339), len(saved.View.Objects))
+	return fmt.Sprintf("resumed from the state saved at %s (%d objects): the target read by its change log since, %s",
+		saved.SavedAt.UTC().Format(time.RFC3339), len(saved.View.Objects), neutronHow)
+}
+
+// neutronWhy says why a resumed agent reads Neutron whole.
+func (st *siteState) neutronWhy(saved *statefile.State) string {
+	if saved.Neutron == nil {
+		return "the agent that saved the state did not stop cleanly while holding the lease and consuming notifications"
+	}
+	return "notifications are not configured (agent.rabbitmq)"
+}
+
+// resumeOptions make the consumer check the queue against the marker of
+// the saved state's stop and tell the Syncer its verdict.
+func (st *siteState) resumeOptions() []events.Option {
+	if st == nil || st.marker == nil {
+		return nil
+	}
+	return []events.Option{events.WithResume(*st.marker, func(v events.Verdict) {
+		st.proof <- sitesync.Proof{Kept: v.Kept, Reason: v.Reason, Networks: v.Networks, Unattributed: v.Unattributed}
+	})}
+}
+
+// stop saves the state when the agent has stopped. Neutron as the last
+// sync saw it is kept too, with the work no sync finished, if the agent
+// held the lease and consumed notifications until it stopped: mark
+// leaves the marker that lets the next start tell whether the queue kept
+// what came since. Otherwise the next start reads Neutron whole.
+func (st *siteState) stop(ctx context.Context, stopped agent.Stopped, mark func(context.Context) (events.Marker, error)) {
+	n, why := st.neutronAtStop(ctx, stopped, mark)
+	if n == nil {
+		st.log.Info("Neutron is read whole at the next start", "reason", why)
+	}
+	st.saveWith(n)
+}
+
+func (st *siteState) neutronAtStop(ctx context.Context, stopped agent.Stopped, mark func(context.Context) (events.Marker, error)) (*statefile.Neutron, string) {
+	pending := stopped.Pending
+	switch {
+	case mark == nil:
+		return nil, "notifications are not configured"
+	case !stopped.Held:
+		return nil, "the agent did not hold the lease when it stopped"
+	case pending != nil && (pending.Unattributed || pending.RangesChanged):
+		return nil, "a change no network list names was not synced yet"
+	}
+	ns, ok := st.s.SaveNeutron()
+	if !ok {
+		return nil, "no sync succeeded"
+	}
+	m, err := mark(ctx)
+	if err != nil {
+		return nil, "no marker left in the queue: " + err.Error()
+	}
+	n := &statefile.Neutron{Snapshot: ns.Snapshot, LastRead: ns.LastRead, Marker: m}
+	if pending != nil {
+		n.Networks = pending.NetworkIDs
+	}
+	return n, ""
 }
 
 // synced saves the state after a sync that succeeded: at once after a
@@ -79,7 +149,9 @@ func (st *siteState) synced(sweep bool, started time.Time) {
 
 // save writes the state now; a Syncer with nothing followed (its target's
 // log was just distrusted, or it keeps none) leaves the last one.
-func (st *siteState) save() {
+func (st *siteState) save() { st.saveWith(nil) }
+
+func (st *siteState) saveWith(n *statefile.Neutron) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	sc, view, err := st.s.Save()
@@ -91,7 +163,7 @@ func (st *siteState) save() {
 		return
 	}
 	now := st.clock.Now()
-	s := &statefile.State{Header: st.header, SavedAt: now, LastSweep: st.lastSweep, Scope: statefile.ScopeOf(sc), View: view}
+	s := &statefile.State{Header: st.header, SavedAt: now, LastSweep: st.lastSweep, Scope: statefile.ScopeOf(sc), View: view, Neutron: n}
 	if err := os.MkdirAll(filepath.Dir(st.path), 0o700); err != nil {
 		st.log.Warn("state not saved", "err", err)
 		return

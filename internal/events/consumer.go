@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/ipsync/ipsync/internal/backoff"
 	"github.com/ipsync/ipsync/internal/clock"
@@ -17,6 +18,13 @@ type Consumer struct {
 	log   *slog.Logger
 	clock clock.Clock
 	state func(connected bool, err error)
+	// resume is the clean stop the first session checks the queue
+	// against (WithResume); nil after it.
+	resume *resume
+	// live says a session consumed until Run's context ended it: no
+	// connection lost, no gate closed since it began. Only then may Mark
+	// vouch for the queue.
+	live atomic.Bool
 }
 
 // Option adjusts a Consumer.

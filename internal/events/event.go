@@ -21,12 +21,14 @@ const (
 )
 
 // Resync is the Type and Resource of the event the consumer sends each
-// time it starts consuming. Neutron's exchange is transient, so a broker
-// restart drops the queue's binding, and whatever Neutron published before
-// the consumer bound it again reached no queue; nor can a standby that
-// takes over tell what its queue lost while nobody consumed it. The event
-// names no network, so the agent reads Neutron whole: notifications after
-// the binding are queued, changes before it are in that read.
+// time it starts consuming, but for a first session whose queue is shown
+// kept since the agent's clean stop (see marker.go). Neutron's exchange is
+// transient, so a broker restart drops the queue's binding, and whatever
+// Neutron published before the consumer bound it again reached no queue;
+// nor can a standby that takes over tell what its queue lost while nobody
+// consumed it. The event names no network, so the agent reads Neutron
+// whole: notifications after the binding are queued, changes before it
+// are in that read.
 const Resync = "resync"
 
 // collection is the plural Neutron uses as the payload key of bulk creates;

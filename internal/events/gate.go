@@ -74,6 +74,7 @@ func (c *Consumer) RunGated(ctx context.Context, g *Gate, out chan<- Event) erro
 		if err := <-done; err != nil {
 			return err
 		}
+		c.live.Store(false)
 		c.log.Info("stopped consuming: this agent is a standby")
 	}
 }

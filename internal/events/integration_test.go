@@ -75,6 +75,8 @@ type publisher struct {
 	t   *testing.T
 	url string
 	seq int
+	// topic is the routing key, DefaultTopic if empty.
+	topic string
 }
 
 func (p *publisher) publish(eventType string, payload any) string {
@@ -122,7 +124,11 @@ func (p *publisher) raw(body []byte) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, DefaultExchange, DefaultTopic, false, false, amqp.Publishing{
+	topic := p.topic
+	if topic == "" {
+		topic = DefaultTopic
+	}
+	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, DefaultExchange, topic, false, false, amqp.Publishing{
 		ContentType:     "application/json",
 		ContentEncoding: "utf-8",
 		DeliveryMode:    amqp.Persistent,
@@ -139,6 +145,7 @@ func (p *publisher) raw(body []byte) {
 // running is a consumer under test with the states its hook saw.
 type running struct {
 	t      *testing.T
+	c      *Consumer
 	out    chan Event
 	cancel context.CancelFunc
 	done   chan error
@@ -153,17 +160,17 @@ type timedState struct {
 	at time.Time
 }
 
-func startConsumer(t *testing.T, cfg Config) *running {
+func startConsumer(t *testing.T, cfg Config, opts ...Option) *running {
 	t.Helper()
-	return startGated(t, cfg, nil)
+	return startGated(t, cfg, nil, opts...)
 }
 
 // startGated runs a consumer that consumes only while gate is open; a nil
 // gate runs it ungated.
-func startGated(t *testing.T, cfg Config, gate *Gate) *running {
+func startGated(t *testing.T, cfg Config, gate *Gate, opts ...Option) *running {
 	t.Helper()
 	r := &running{t: t, out: make(chan Event), done: make(chan error, 1), change: make(chan struct{}, 1)}
-	c := NewConsumer(cfg, discard(), WithStateHook(func(connected bool, err error) {
+	c := NewConsumer(cfg, discard(), append(opts, WithStateHook(func(connected bool, err error) {
 		r.mu.Lock()
 		r.states = append(r.states, timedState{state{connected, err}, time.Now()})
 		r.mu.Unlock()
@@ -171,7 +178,8 @@ func startGated(t *testing.T, cfg Config, gate *Gate) *running {
 		case r.change <- struct{}{}:
 		default:
 		}
-	}))
+	}))...)
+	r.c = c
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() {

@@ -26,6 +26,27 @@ const (
 // session is one connection: dial, declare, consume until the connection
 // or ctx ends. connected reports whether consuming had started.
 func (c *Consumer) session(ctx context.Context, log *slog.Logger, out chan<- Event) (connected bool, err error) {
+	// Only the first session can follow on from a clean stop; whatever
+	// ends it before the verdict breaks the chain.
+	var sc *scan
+	if r := c.resume; r != nil {
+		c.resume = nil
+		defer func() {
+			if sc != nil {
+				reason := "the first session ended before it read the queue's backlog"
+				if err != nil {
+					reason += ": " + err.Error()
+				}
+				r.report(Verdict{Reason: reason})
+			}
+		}()
+		sc = newScan(r, false, 0)
+	}
+	defer func() {
+		if err != nil {
+			c.live.Store(false)
+		}
+	}()
 	conn, err := c.dial(ctx)
 	if err != nil {
 		return false, fmt.Errorf("connect to %s: %w", c.cfg.RedactedURL(), err)
@@ -41,6 +62,16 @@ func (c *Consumer) session(ctx context.Context, log *slog.Logger, out chan<- Eve
 	if err != nil {
 		return false, err
 	}
+	if sc != nil {
+		w, err := witnessed(conn, c.cfg.Queue)
+		if err != nil {
+			return false, err
+		}
+		sc.witnessed, sc.backlog = w, backlog
+	}
+	if err := dropWitness(conn, c.cfg.Queue); err != nil {
+		return false, err
+	}
 	chClosed := ch.NotifyClose(make(chan *amqp.Error, 1))
 	cancelled := ch.NotifyCancel(make(chan string, 1))
 	deliveries, err := ch.ConsumeWithContext(ctx, c.cfg.Queue, "", false, false, false, false, nil)
@@ -52,14 +83,12 @@ func (c *Consumer) session(ctx context.Context, log *slog.Logger, out chan<- Eve
 	lost := watch(done, connClosed, chClosed, cancelled)
 
 	c.state(true, nil)
+	c.live.Store(true)
 	log.Info("consuming neutron notifications", "backlog", backlog)
-	resync := Event{Type: Resync, Resource: Resync, Timestamp: c.clock.Now().UTC()}
-	select {
-	case out <- resync:
-	case <-ctx.Done():
-		return true, nil
-	case <-lost.dead:
-		return true, lost.err
+	if sc == nil || sc.done() {
+		if !c.decide(log, &sc) && !c.resync(ctx, out, lost.dead) {
+			return true, lost.errOrNil()
+		}
 	}
 	for {
 		select {
@@ -71,9 +100,45 @@ func (c *Consumer) session(ctx context.Context, log *slog.Logger, out chan<- Eve
 			if !ok {
 				return true, c.streamEnded(ctx, lost)
 			}
-			c.handle(ctx, log, d, out, lost.dead)
+			m, evs, handled := c.handle(ctx, log, d, out, lost.dead)
+			if sc == nil || !handled {
+				continue
+			}
+			sc.see(m, evs)
+			if sc.done() && !c.decide(log, &sc) && !c.resync(ctx, out, lost.dead) {
+				return true, lost.errOrNil()
+			}
 		}
 	}
+}
+
+// decide gives the first session's verdict, if it is scanning, and says
+// whether the queue was kept since the agent's clean stop: if not, or
+// if there was nothing to decide, the session starts over with a Resync.
+func (c *Consumer) decide(log *slog.Logger, sc **scan) bool {
+	if *sc == nil {
+		return false
+	}
+	v := (*sc).verdict()
+	(*sc).r.report(v)
+	*sc = nil
+	if v.Kept {
+		log.Info("queue kept since the agent stopped: following on from the saved Neutron", "networks", len(v.Networks))
+	} else {
+		log.Info("queue not kept since the agent stopped: Neutron is read whole", "reason", v.Reason)
+	}
+	return v.Kept
+}
+
+// resync sends the Resync event; false if the session ended first.
+func (c *Consumer) resync(ctx context.Context, out chan<- Event, dead <-chan struct{}) bool {
+	select {
+	case out <- Event{Type: Resync, Resource: Resync, Timestamp: c.clock.Now().UTC()}:
+		return true
+	case <-ctx.Done():
+	case <-dead:
+	}
+	return false
 }
 
 // streamEnded waits for the reason the delivery channel was closed.
@@ -171,6 +236,16 @@ func (c *Consumer) declare(conn *amqp.Connection) (*amqp.Channel, int, error) {
 type loss struct {
 	dead chan struct{}
 	err  error
+}
+
+// errOrNil is why the connection died, nil if it did not.
+func (l *loss) errOrNil() error {
+	select {
+	case <-l.dead:
+		return l.err
+	default:
+		return nil
+	}
 }
 
 func watch(done <-chan struct{}, connClosed, chClosed <-chan *amqp.Error, cancelled <-chan string) *loss {

@@ -45,7 +45,9 @@ func TestSyncOfTheWholeSiteReadsNeutronByChanges(t *testing.T) {
 		wantMissed bool // the second sweep counts n2's objects as missed
 	}{
 		{name: "notified", notified: true, wantMissed: true},
-		{name: "changed_since", changes: true, wantN2: true},
+		{name: "notified, changed_since", notified: true, changes: true, wantN2: true},
+		// changed_since lists no deletes: alone, it cannot tell them.
+		{name: "changed_since, not notified", changes: true, wantWhole: 1, wantN2: true},
 		{name: "changed_since refused, notified", changes: true, refuse: true, notified: true, wantMissed: true},
 		{name: "changed_since refused, not notified", changes: true, refuse: true, wantWhole: 1, wantN2: true},
 		{name: "neither", wantWhole: 1, wantN2: true},

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/changelog"
+	"github.com/ipsync/ipsync/internal/events"
 	"github.com/ipsync/ipsync/internal/nautobot"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/netbox"
@@ -204,23 +205,32 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 	// minute), and when it stops; a killed agent resumes from an older one.
 	statePath := filepath.Join(t.TempDir(), site.name+".state.json")
 	header := statefile.Header{Format: statefile.Format, Version: "test", Site: site.name, Owner: string(owner), Target: "random"}
-	save := func(step string) {
+	// save writes the state; a clean stop keeps Neutron too (the agent
+	// leaves a marker in its queue then).
+	save := func(step string, stop bool) {
 		t.Helper()
 		saved, view, err := s.Save()
 		if err != nil {
 			t.Fatalf("%s: save the state: %v", step, err)
 		}
-		if err := statefile.Save(statePath, &statefile.State{Header: header, SavedAt: time.Now(), Scope: statefile.ScopeOf(saved), View: view}); err != nil {
+		st := &statefile.State{Header: header, SavedAt: time.Now(), Scope: statefile.ScopeOf(saved), View: view}
+		if n, ok := s.SaveNeutron(); ok && stop {
+			st.Neutron = &statefile.Neutron{Snapshot: n.Snapshot, LastRead: n.LastRead, Marker: events.Marker{Nonce: step}}
+		}
+		if err := statefile.Save(statePath, st); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// restart is a new process: a new client of the target, following on
-	// from the saved state where there is one. It says whether it resumed.
-	restart := func(step string, from string) bool {
+	// from the saved state where there is one, and from its Neutron if
+	// it kept one, on the word of the queue (which kept every
+	// notification since: told names the networks they name). It says
+	// whether it resumed the target, and Neutron.
+	restart := func(step string, from string, told []string) (bool, bool) {
 		t.Helper()
 		s = newSyncer(g.fresh)
 		if from == "" {
-			return false
+			return false, false
 		}
 		st, err := statefile.Load(from)
 		if err != nil {
@@ -232,7 +242,13 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 		if err := s.Resume(ctx, st.Scope.Scope(), st.View); err != nil {
 			t.Fatalf("%s: resume: %v", step, err)
 		}
-		return true
+		if st.Neutron == nil {
+			return true, false
+		}
+		proof := make(chan Proof, 1)
+		proof <- Proof{Kept: true, Networks: told}
+		s.ResumeNeutron(NeutronState{Snapshot: st.Neutron.Snapshot, LastRead: st.Neutron.LastRead, Networks: st.Neutron.Networks}, proof)
+		return true, true
 	}
 	sweep := func(step string) {
 		t.Helper()
@@ -248,30 +264,30 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 	if _, err := s.Sync(ctx, Request{Sweep: true}); err != nil {
 		t.Fatalf("first sweep: %v", err)
 	}
-	save("first sweep")
+	save("first sweep", false)
 	for i := range steps {
 		op, touched, unattributed := site.randomChange(t, g, rng)
 		step := fmt.Sprintf("step %d (%s)", i, op)
-		resumed := false
+		resumed, neutronResumed := false, false
 		if op == "restart" {
 			// A change while no sync runs, picked up by the restarted
 			// one, which resumes from the state saved when it stopped,
 			// or (killed) from an older one, or has none.
 			how := rng.IntN(3)
 			if how == 0 {
-				save(step)
+				save(step, true)
 			}
-			by, _ := site.randomHandOrNeutronChange(t, g, rng)
+			by, told := site.randomHandOrNeutronChange(t, g, rng)
 			touched = nil
 			from := statePath
 			if how == 2 {
 				from = ""
 			}
-			resumed = restart(step, from)
+			resumed, neutronResumed = restart(step, from, told)
 			step += map[int]string{0: ", stopped and resumed", 1: ", killed and resumed from an older state", 2: ", restarted without a state"}[how] + ": " + by
-			// Neutron's notifications meanwhile may have gone to another
-			// agent: the first sync reads it whole, as Resume arranges.
-			unattributed = resumed
+			// A killed agent's Neutron is not saved, and nothing vouches
+			// for its queue: the first sync reads Neutron whole.
+			unattributed = resumed && !neutronResumed
 		}
 		// What the agent does: a sync of the networks events named (or,
 		// for a change no event could narrow to networks, of the whole
@@ -296,8 +312,11 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 			t.Fatalf("%s: periodic sync: %v", step, err)
 		}
 		t.Logf("%s: periodic sync read whole %v, requests %v, objects %v, wrote %d", step, out.Whole, out.Reads, out.Objects, out.Writes)
+		if neutronResumed && (out.Whole["neutron"] || out.Whole["target"]) {
+			t.Errorf("%s: the first sync after a clean stop read whole %v", step, out.Whole)
+		}
 		if rng.IntN(2) == 0 {
-			save(step)
+			save(step, false)
 		}
 		// What following the changes missed stays missed until a sweep:
 		// one every other step finds it, for half the reads.

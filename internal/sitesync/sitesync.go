@@ -137,6 +137,10 @@ type Syncer struct {
 	following bool
 	// noChangedSince remembers a Neutron that refused changed_since.
 	noChangedSince bool
+	// proof, after ResumeNeutron, brings the verdict the first sync
+	// waits for; resumed are the networks the saved state named.
+	proof   <-chan Proof
+	resumed []string
 	// settled says the last sync succeeded: with both sides as they were
 	// then, a plan has nothing left to do.
 	settled bool
@@ -171,8 +175,15 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := Outcome{Reads: map[string]int{}, Objects: map[string]int{}, Whole: map[string]bool{}, Misses: map[string][]string{}}
-	// A resumed Syncer follows the target on from its saved view, but
-	// knows nothing of Neutron: the first sync reads it whole.
+	if s.proof != nil {
+		var err error
+		if req, err = s.awaitProof(ctx, req); err != nil {
+			return out, err
+		}
+	}
+	// A Syncer resumed on the target's side alone follows the target on
+	// from its saved view, but knows nothing of Neutron: the first sync
+	// reads it whole.
 	sweep := req.Sweep || s.last == nil && !s.following
 	req.NeutronWhole = req.NeutronWhole || s.last == nil
 	narrowed := len(req.Networks) > 0 && !req.Full && !req.NeutronWhole && !sweep
@@ -266,10 +277,7 @@ func (s *Syncer) rescope(snap *neutron.Snapshot) {
 
 // neutronFollowed says whether the last snapshot was kept up to date by
 // what Neutron tells of changes rather than read whole every sync.
-func (s *Syncer) neutronFollowed() bool {
-	_, cs := s.source.(ChangeSource)
-	return s.cfg.Notified || (cs && !s.noChangedSince)
-}
+func (s *Syncer) neutronFollowed() bool { return s.cfg.Notified }
 
 // readNeutron reads what req needs of Neutron, and the scope of the plan.
 func (s *Syncer) readNeutron(ctx context.Context, req Request, sweep, narrowed bool, out *Outcome) (*neutron.Snapshot, scope.Scope, error) {
@@ -316,9 +324,15 @@ func (s *Syncer) readNeutron(ctx context.Context, req Request, sweep, narrowed b
 // changedNetworks are the networks Neutron says changed since the last
 // sync of the whole site (changed_since), where it takes the filter. told
 // says whether Neutron's changes are known without a whole read: from
-// changed_since, or from notifications, which name the networks they
-// touch in the request.
+// notifications, which name the networks they touch (deletes included)
+// in the request, with changed_since for the changes no notification
+// tells of (ports made over RPC, such as DHCP ports).
 func (s *Syncer) changedNetworks(ctx context.Context) (ids []string, told bool, err error) {
+	// changed_since lists no deletes: without notifications to name
+	// them, only a whole read sees a port or a network gone.
+	if !s.cfg.Notified {
+		return nil, false, nil
+	}
 	if cs, ok := s.source.(ChangeSource); ok && !s.noChangedSince && !s.lastRead.IsZero() {
 		ids, err := cs.ChangedNetworks(ctx, s.lastRead.Add(-changelog.Overlap))
 		switch {

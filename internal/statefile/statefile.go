@@ -19,12 +19,14 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/changelog"
+	"github.com/ipsync/ipsync/internal/events"
+	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // Format is the layout of the file; a file of another is not read.
-const Format = 1
+const Format = 2
 
 // Header says whose state a file holds.
 type Header struct {
@@ -44,6 +46,21 @@ type State struct {
 	LastSweep time.Time       `json:"last_sweep,omitzero"`
 	Scope     Scope           `json:"scope"`
 	View      changelog.Saved `json:"view"`
+	// Neutron is kept only by an agent that stopped cleanly while it
+	// held the lease and consumed Neutron's notifications: the marker it
+	// left in its queue lets the next start tell whether the queue kept
+	// every notification since.
+	Neutron *Neutron `json:"neutron,omitempty"`
+}
+
+// Neutron is Neutron as the agent's last sync saw it.
+type Neutron struct {
+	Snapshot *neutron.Snapshot `json:"snapshot"`
+	// LastRead is when the last sync of the whole site began.
+	LastRead time.Time `json:"last_read"`
+	// Networks are those notifications named that no sync covered.
+	Networks []string      `json:"networks,omitempty"`
+	Marker   events.Marker `json:"marker"`
 }
 
 // Scope is the scope the view was read in (a scope.Scope without Only,
