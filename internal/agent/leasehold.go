@@ -74,15 +74,14 @@ func (l *loop) acquired(r leaseResult, now time.Time) {
 			return
 		}
 		if !l.held {
-			// A sync of the whole site at once. How it reads Neutron is
-			// the notification consumer's word, which starts consuming as
-			// the lease is taken: a Resync (whole) unless the queue kept
-			// everything since this agent's own clean stop. Without
-			// notifications every sync of the whole site reads Neutron
-			// whole. The target's change log tells what changed in it
-			// since this agent last followed it; without a view to follow
-			// on from the sync reads it whole too (a sweep).
-			l.pending = merge(l.pending, &Trigger{Full: true})
+			// Whatever the last holder had consumed of Neutron's
+			// notifications but not synced is known to nobody: Neutron
+			// is read whole, unless the notification queue is shown to
+			// have kept everything since this agent's own clean stop
+			// (the Syncer has its word). The target's change log tells what changed
+			// in it since this agent last followed it; without a view to
+			// follow on from the sync reads it whole too (a sweep).
+			l.pending = merge(l.pending, &Trigger{Full: true, Takeover: true})
 			l.nextFull = time.Time{}
 		}
 		l.writeUntil = until

@@ -21,6 +21,12 @@ type Trigger struct {
 	// networks than maxPendingIDs): the sync reads Neutron whole. It
 	// implies Full.
 	Unattributed bool
+	// Takeover says this agent just took the lease: what the last holder
+	// consumed of Neutron's notifications but did not sync is known to
+	// nobody, so the sync reads Neutron whole, unless the Syncer knows the
+	// queue kept everything since this agent's own clean stop. It implies
+	// Full and, unlike Unattributed, keeps NetworkIDs.
+	Takeover bool
 	// Sweep asks for a full reconcile that reads both sides whole instead
 	// of what changed since the last one; it implies Full.
 	Sweep bool
@@ -48,8 +54,9 @@ func merge(a, b *Trigger) *Trigger {
 		}
 		out.NetworkIDs = union(out.NetworkIDs, t.NetworkIDs)
 		out.RangesChanged = out.RangesChanged || t.RangesChanged
-		out.Full = out.Full || t.Full || t.Unattributed || t.Sweep
+		out.Full = out.Full || t.Full || t.Unattributed || t.Sweep || t.Takeover
 		out.Unattributed = out.Unattributed || t.Unattributed
+		out.Takeover = out.Takeover || t.Takeover
 		out.Sweep = out.Sweep || t.Sweep
 		out.Events += t.Events
 		if !t.Oldest.IsZero() && (out.Oldest.IsZero() || t.Oldest.Before(out.Oldest)) {

@@ -35,6 +35,11 @@ func TestMerge(t *testing.T) {
 		{"unattributed reads Neutron whole, which covers the named networks",
 			&Trigger{NetworkIDs: []string{"n1"}, Events: 1}, &Trigger{Unattributed: true, Events: 1},
 			&Trigger{Full: true, Unattributed: true, Events: 2}},
+		// A takeover reads Neutron whole only if the queue cannot vouch
+		// for the saved Neutron: the networks named must survive it.
+		{"a takeover keeps the named networks",
+			&Trigger{NetworkIDs: []string{"n1"}, Events: 1}, &Trigger{Full: true, Takeover: true},
+			&Trigger{NetworkIDs: []string{"n1"}, Full: true, Takeover: true, Events: 1}},
 		{"a sweep reads Neutron whole",
 			&Trigger{NetworkIDs: []string{"n1"}, Events: 1}, &Trigger{Full: true, Sweep: true},
 			&Trigger{Full: true, Sweep: true, Events: 1}},

@@ -117,18 +117,23 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	} else {
 		a.SetCondition("rabbitmq", true, "not configured: periodic reconcile only")
 	}
+	drained := make(chan bool, 1)
 	go func() {
 		<-ctx.Done()
-		if ev != nil {
-			ev.waitDrained(drainWait)
-		}
+		drained <- ev != nil && ev.waitDrained(drainWait)
 		stopAgent()
 	}()
 	runErr := a.Run(agentCtx, triggers)
 	if syncer.state != nil {
+		// Notifications taken from the queue but not handed on are
+		// nowhere: without them all, the next start reads Neutron whole.
 		var mark func(context.Context) (events.Marker, error)
-		if ev != nil {
-			mark = ev.consumer.Mark
+		select {
+		case ok := <-drained:
+			if ok {
+				mark = ev.consumer.Mark
+			}
+		default:
 		}
 		syncer.state.stop(context.WithoutCancel(ctx), a.Stopped(), mark)
 	}
@@ -178,12 +183,16 @@ type siteEvents struct {
 	drained chan struct{}
 }
 
-func (ev *siteEvents) waitDrained(limit time.Duration) {
+// waitDrained waits up to limit for the pipeline to drain and says
+// whether it did.
+func (ev *siteEvents) waitDrained(limit time.Duration) bool {
 	t := time.NewTimer(limit)
 	defer t.Stop()
 	select {
 	case <-ev.drained:
+		return true
 	case <-t.C:
+		return false
 	}
 }
 

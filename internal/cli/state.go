@@ -112,7 +112,7 @@ func (st *siteState) neutronAtStop(ctx context.Context, stopped agent.Stopped, m
 	pending := stopped.Pending
 	switch {
 	case mark == nil:
-		return nil, "notifications are not configured"
+		return nil, "no notifications consumed, or not all of those consumed reached the agent"
 	case !stopped.Held:
 		return nil, "the agent did not hold the lease when it stopped"
 	case pending != nil && (pending.Unattributed || pending.RangesChanged):

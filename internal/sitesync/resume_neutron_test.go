@@ -22,9 +22,16 @@ func TestResumeNeutronWaitsForTheQueue(t *testing.T) {
 		proof Proof
 		// pending are the networks the stopped agent had not synced.
 		pending []string
-		whole   bool
+		// req is the first sync's; the agent's on taking the lease by
+		// default.
+		req   *Request
+		whole bool
 	}{
 		{name: "kept, the queue names the new network", proof: Proof{Kept: true, Networks: []string{"n2"}}},
+		{name: "kept, and a notification after the backlog names it", proof: Proof{Kept: true},
+			req: &Request{Full: true, Takeover: true, Networks: []string{"n2"}}},
+		{name: "kept, but a notification after the backlog named no network", proof: Proof{Kept: true, Networks: []string{"n2"}},
+			req: &Request{Full: true, Takeover: true, NeutronWhole: true}, whole: true},
 		{name: "kept, the saved state names it", proof: Proof{Kept: true}, pending: []string{"n2"}},
 		{name: "not kept", proof: Proof{Reason: "the witness exchange is gone"}, whole: true},
 		{name: "kept, but a notification named no network", proof: Proof{Kept: true, Unattributed: true}, whole: true},
@@ -52,8 +59,12 @@ func TestResumeNeutronWaitsForTheQueue(t *testing.T) {
 			proof := make(chan Proof, 1)
 			resumed.ResumeNeutron(st, proof)
 			proof <- tc.proof
+			req := Request{Full: true, Takeover: true}
+			if tc.req != nil {
+				req = *tc.req
+			}
 			full := src.full
-			out, err := resumed.Sync(ctx, Request{Full: true})
+			out, err := resumed.Sync(ctx, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,9 +76,14 @@ func TestResumeNeutronWaitsForTheQueue(t *testing.T) {
 			if got := keys(t, store, owner); !slices.Equal(got, want) {
 				t.Errorf("target after the first sync: %q, want %q", got, want)
 			}
-			// The proof is spent: later syncs do not wait for another.
+			// The proof is spent: later syncs do not wait for another,
+			// and the next takeover reads Neutron whole.
 			if _, err := resumed.Sync(ctx, Request{}); err != nil {
 				t.Fatal(err)
+			}
+			full = src.full
+			if out, err := resumed.Sync(ctx, Request{Full: true, Takeover: true}); err != nil || !out.Whole["neutron"] || src.full != full+1 {
+				t.Errorf("a later takeover: %v, read Neutron whole %v", err, out.Whole["neutron"])
 			}
 		})
 	}

@@ -86,7 +86,12 @@ type Request struct {
 	// whole site is synced on a whole read of Neutron. changed_since would
 	// not do: it lists no deletes.
 	NeutronWhole bool
-	Sweep        bool
+	// Takeover says the agent just took the lease: notifications since
+	// its last sync may have gone to another agent, so Neutron is read
+	// whole, unless the queue's word after ResumeNeutron is that it kept
+	// everything since this agent's clean stop.
+	Takeover bool
+	Sweep    bool
 }
 
 // Outcome is what one sync did. A nil Plan means nothing was concluded for
@@ -175,11 +180,15 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := Outcome{Reads: map[string]int{}, Objects: map[string]int{}, Whole: map[string]bool{}, Misses: map[string][]string{}}
+	kept := false
 	if s.proof != nil {
 		var err error
-		if req, err = s.awaitProof(ctx, req); err != nil {
+		if req, kept, err = s.awaitProof(ctx, req); err != nil {
 			return out, err
 		}
+	}
+	if req.Takeover && !kept {
+		req.NeutronWhole = true
 	}
 	// A Syncer resumed on the target's side alone follows the target on
 	// from its saved view, but knows nothing of Neutron: the first sync
