@@ -130,6 +130,9 @@ type liveSite struct {
 	changedSince bool
 	run          int
 	nets         []*liveNetwork
+	// gone are the networks deleted so far, whose notifications can be
+	// delivered again.
+	gone []string
 }
 
 // TestRealIncrementalEqualsWhole makes random changes to real Neutrons
@@ -138,9 +141,11 @@ type liveSite struct {
 // then with changes made while it was down, tells some Neutron changes
 // by no event that names their network (as a router's gateway change, or
 // notifications lost around a broker restart, are told), follows some
-// hand edits with an event of another network, and after every step checks
-// that syncing by changes left nothing to do: a sweep that reads both
-// sides whole writes nothing and finds nothing the change logs missed.
+// hand edits with an event of another network, delivers older
+// notifications again after newer ones (delivery is at least once), and
+// every other step and at the end checks that syncing by changes left
+// nothing to do: a sweep that reads both sides whole writes nothing and
+// finds nothing the change logs missed.
 // One site's Neutron tells of changes by notifications only (filter
 // validation on, as Neutron starts by default), the other's by
 // changed_since (started with NEUTRON_FILTER_VALIDATION=false) and of
@@ -303,6 +308,14 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 				t.Errorf("%s: the first sync after resuming read the target whole", step)
 			}
 		case len(touched) > 0 && s.last != nil:
+			if old, ok := site.olderNotification(rng); ok {
+				// Delivery is at least once, and a redelivery (after a
+				// reconnect, or a requeue at a stop) comes after newer
+				// notifications: an older one again, in any order.
+				touched = append(slices.Clone(touched), old)
+				rng.Shuffle(len(touched), func(i, j int) { touched[i], touched[j] = touched[j], touched[i] })
+				step += ", with an older notification delivered again"
+			}
 			if _, err := s.Sync(ctx, Request{Networks: touched}); err != nil {
 				t.Fatalf("%s: sync of %v: %v", step, touched, err)
 			}
@@ -414,10 +427,25 @@ func (site *liveSite) randomNeutronChange(t *testing.T, rng *rand.Rand) (string,
 			n.remove("ports", p)
 		}
 		n.remove("networks", net.id)
+		site.gone = append(site.gone, net.id)
 		site.nets = slices.DeleteFunc(site.nets, func(x *liveNetwork) bool { return x == net })
 		site.vids = append(site.vids, net.vid)
 		return "network deleted", site.told(true, net.id)
 	}
+}
+
+// olderNotification is, one time in four, the network of an earlier
+// notification, of a network still there or deleted.
+func (site *liveSite) olderNotification(rng *rand.Rand) (string, bool) {
+	n := len(site.nets) + len(site.gone)
+	if n == 0 || rng.IntN(4) != 0 {
+		return "", false
+	}
+	i := rng.IntN(n)
+	if i < len(site.nets) {
+		return site.nets[i].id, true
+	}
+	return site.gone[i-len(site.nets)], true
 }
 
 // told is the networks an event names for a change: every change's where
