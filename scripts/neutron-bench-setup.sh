@@ -101,77 +101,89 @@ echo "bulk POST: $n_net networks in $(ms $t_net) ms, $n_sub subnets in $(ms $t_s
 copies=$((NETWORKS / TEMPLATE - 1))
 [ "$copies" -gt 0 ] || exit 0
 t=$(now)
-/usr/bin/python3 - "$D/neutron.sqlite" "$copies" "$PHYSNETS" <<'EOF'
-import ipaddress, json, sqlite3, sys, uuid
+/usr/bin/python3 - "$D/etc/neutron.conf" "$copies" "$PHYSNETS" <<'EOF'
+import configparser, ipaddress, json, sys, uuid
+import sqlalchemy as sa
 
-db, copies, physnets = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
-con = sqlite3.connect(db, timeout=60)
-con.execute("PRAGMA foreign_keys = OFF")
+conf, copies, physnets = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+cp = configparser.RawConfigParser()
+cp.read(conf)
+engine = sa.create_engine(cp.get("database", "connection"))
+q = lambda con, sql, **kw: con.execute(sa.text(sql), kw)
 
-# Rows of the template's networks, segments, subnets and ports, and of the
-# tables a list request joins for them (bindings, security, addresses).
-tables = ["networks", "networksegments", "subnets", "ports", "ipallocationpools", "ipallocations",
-          "ml2_port_bindings", "portsecuritybindings", "networksecuritybindings",
-          "securitygroupportbindings", "network_subnet_lock", "portdnses"]
-tables = [t for t in tables if con.execute("select 1 from sqlite_master where type='table' and name=?", (t,)).fetchone()]
-ids = set()
-for t in ["networks", "networksegments", "subnets", "ports", "ipallocationpools"]:
-    ids |= {r[0] for r in con.execute(f"select id from {t}")}
-attr_ids = set()
-for t in ["networks", "networksegments", "subnets", "ports"]:
-    attr_ids |= {r[0] for r in con.execute(f"select standard_attr_id from {t}")}
-offset = con.execute("select max(id) from standardattributes").fetchone()[0] + 1
+with engine.begin() as con:
+    if engine.dialect.name == "sqlite":
+        con.exec_driver_sql("PRAGMA foreign_keys = OFF")
+    else:
+        con.exec_driver_sql("SET FOREIGN_KEY_CHECKS = 0")
 
-def new_id(v, k):  # a UUID unique per id and copy, never one of the template's
-    return str(uuid.uuid5(uuid.NAMESPACE_OID, "%s/%d" % (v, k)))
+    # Rows of the template's networks, segments, subnets and ports, and of the
+    # tables a list request joins for them (bindings, security, addresses).
+    names = ["networks", "networksegments", "subnets", "ports", "ipallocationpools", "ipallocations",
+             "ml2_port_bindings", "portsecuritybindings", "networksecuritybindings",
+             "securitygroupportbindings", "network_subnet_lock", "portdnses"]
+    present = set(sa.inspect(con).get_table_names())
+    meta = sa.MetaData()
+    meta.reflect(con, only=[t for t in names + ["standardattributes"] if t in present])
+    tables = [t for t in names if t in present]
+    ids = set()
+    for t in ["networks", "networksegments", "subnets", "ports", "ipallocationpools"]:
+        ids |= {r[0] for r in q(con, f"select id from {t}")}
+    attr_ids = set()
+    for t in ["networks", "networksegments", "subnets", "ports"]:
+        attr_ids |= {r[0] for r in q(con, f"select standard_attr_id from {t}")}
+    offset = q(con, "select max(id) from standardattributes").scalar() + 1
 
-def copy(table, rows, cols, k):
-    out = []
-    for row in rows:
-        vals = []
-        for c, v in zip(cols, row):
-            if c == "standard_attr_id" or (table == "standardattributes" and c == "id"):
-                v = v + k * offset
-            elif isinstance(v, str) and v in ids:
-                v = new_id(v, k)
-            vals.append(v)
-        out.append(vals)
-    con.executemany(f"insert into {table} ({','.join(cols)}) values ({','.join('?' * len(cols))})", out)
+    def new_id(v, k):  # a UUID unique per id and copy, never one of the template's
+        return str(uuid.uuid5(uuid.NAMESPACE_OID, "%s/%d" % (v, k)))
 
-attrs = con.execute(f"select * from standardattributes where id in ({','.join(map(str, attr_ids))})")
-attr_cols = [d[0] for d in attrs.description]
-attr_rows = attrs.fetchall()
-for table in tables:
-    cur = con.execute(f"select * from {table}")
-    cols, rows = [d[0] for d in cur.description], cur.fetchall()
+    def copy(table, rows, k):
+        out = []
+        for row in rows:
+            vals = {}
+            for c, v in row.items():
+                if c == "standard_attr_id" or (table == "standardattributes" and c == "id"):
+                    v = v + k * offset
+                elif isinstance(v, str) and v in ids:
+                    v = new_id(v, k)
+                vals[c] = v
+            out.append(vals)
+        if out:
+            con.execute(meta.tables[table].insert(), out)
+
+    attr_rows = [dict(r._mapping) for r in con.execute(
+        sa.select(meta.tables["standardattributes"]).where(meta.tables["standardattributes"].c.id.in_(attr_ids)))]
+    for table in tables:
+        rows = [dict(r._mapping) for r in con.execute(sa.select(meta.tables[table]))]
+        for k in range(1, copies + 1):
+            copy(table, rows, k)
     for k in range(1, copies + 1):
-        copy(table, rows, cols, k)
-for k in range(1, copies + 1):
-    copy("standardattributes", attr_rows, attr_cols, k)
+        copy("standardattributes", attr_rows, k)
 
-# Give every copy its own VLAN ids (and physical network), VNIs, CIDRs and
-# addresses, so nothing maps to a duplicate.
-segs = con.execute("select id, network_type from networksegments order by network_id").fetchall()
-vlan = vxlan = 0
-for sid, typ in segs:
-    if typ == "vlan":
-        con.execute("update networksegments set physical_network=?, segmentation_id=? where id=?",
-                    (physnets[vlan % len(physnets)], 1 + vlan // len(physnets), sid))
-        vlan += 1
-    elif typ == "vxlan":
-        con.execute("update networksegments set segmentation_id=? where id=?", (100000 + vxlan, sid))
-        vxlan += 1
-for i, (sid, cidr) in enumerate(con.execute("select id, cidr from subnets order by network_id, cidr").fetchall()):
-    old = ipaddress.ip_network(cidr)
-    new = ipaddress.ip_network(f"10.{i // 256}.{i % 256}.0/24")
-    move = lambda a: str(new.network_address + (int(ipaddress.ip_address(a)) - int(old.network_address)))
-    con.execute("update subnets set cidr=?, gateway_ip=? where id=?", (str(new), str(new.network_address + 1), sid))
-    for pid, first, last in con.execute("select id, first_ip, last_ip from ipallocationpools where subnet_id=?", (sid,)).fetchall():
-        con.execute("update ipallocationpools set first_ip=?, last_ip=? where id=?", (move(first), move(last), pid))
-    for (ip,) in con.execute("select ip_address from ipallocations where subnet_id=?", (sid,)).fetchall():
-        con.execute("update ipallocations set ip_address=? where subnet_id=? and ip_address=?", (move(ip), sid, ip))
-con.commit()
-counts = {t: con.execute(f"select count(*) from {t}").fetchone()[0] for t in ["networks", "networksegments", "subnets", "ports"]}
+    # Give every copy its own VLAN ids (and physical network), VNIs, CIDRs and
+    # addresses, so nothing maps to a duplicate.
+    segs = q(con, "select id, network_type from networksegments order by network_id").fetchall()
+    vlan = vxlan = 0
+    for sid, typ in segs:
+        if typ == "vlan":
+            q(con, "update networksegments set physical_network=:p, segmentation_id=:s where id=:id",
+              p=physnets[vlan % len(physnets)], s=1 + vlan // len(physnets), id=sid)
+            vlan += 1
+        elif typ == "vxlan":
+            q(con, "update networksegments set segmentation_id=:s where id=:id", s=100000 + vxlan, id=sid)
+            vxlan += 1
+    subnets = q(con, "select id, cidr from subnets order by network_id, cidr").fetchall()
+    for i, (sid, cidr) in enumerate(subnets):
+        old = ipaddress.ip_network(cidr)
+        new = ipaddress.ip_network(f"10.{i // 256}.{i % 256}.0/24")
+        move = lambda a: str(new.network_address + (int(ipaddress.ip_address(a)) - int(old.network_address)))
+        q(con, "update subnets set cidr=:c, gateway_ip=:g where id=:id",
+          c=str(new), g=str(new.network_address + 1), id=sid)
+        for pid, first, last in q(con, "select id, first_ip, last_ip from ipallocationpools where subnet_id=:s", s=sid).fetchall():
+            q(con, "update ipallocationpools set first_ip=:f, last_ip=:l where id=:id", f=move(first), l=move(last), id=pid)
+        for (ip,) in q(con, "select ip_address from ipallocations where subnet_id=:s", s=sid).fetchall():
+            q(con, "update ipallocations set ip_address=:n where subnet_id=:s and ip_address=:o", n=move(ip), s=sid, o=ip)
+    counts = {t: q(con, f"select count(*) from {t}").scalar() for t in ["networks", "networksegments", "subnets", "ports"]}
 print("copied the template %d times: %s" % (copies, ", ".join(f"{n} {t}" for t, n in counts.items())))
 EOF
 echo "copies written in $(ms $(($(now) - t))) ms; $(( ($(now) - t0) / 1000000 )) ms in all"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # A real OpenStack Neutron on loopback for ipsync's integration tests and
 # benchmarks: Debian's neutron-server with noauth, ML2 (vlan, vxlan, flat),
-# routed networks (segments), network segment ranges, SQLite and the fake
-# message transport. No Keystone, no RabbitMQ, no agents.
+# routed networks (segments), network segment ranges, MariaDB (as in
+# production; scripts/mariadb-up.sh) and the fake RPC transport. No
+# Keystone, no agents; RabbitMQ only for notifications, when asked.
 #
 #   scripts/neutron-up.sh start              install packages if missing, write config, start, wait, print the URL
 #   scripts/neutron-up.sh stop               stop the server this script started (by its pid file)
@@ -11,8 +12,12 @@
 #
 # Env:
 #   NEUTRON_PORT         port on 127.0.0.1 (default 9696)
-#   NEUTRON_DIR          state dir: config, SQLite database, logs, pid file
+#   NEUTRON_DIR          state dir: config, logs, pid file, SQLite database
 #                        (default ${TMPDIR:-/tmp}/ipsync-neutron-$NEUTRON_PORT)
+#   NEUTRON_DB           mariadb (default): database neutron_$NEUTRON_PORT in the
+#                        MariaDB of scripts/mariadb-up.sh (MARIADB_DIR), started
+#                        if it is not running; sqlite: a file in NEUTRON_DIR,
+#                        which fails concurrent writes now and then
 #   NEUTRON_VLAN_RANGES  ML2 network_vlan_ranges; physical network names are VLAN group names
 #   NEUTRON_VNI_RANGES   ML2 vxlan vni_ranges (default 1:1000)
 #   NEUTRON_API_WORKERS  API worker processes (default 1)
@@ -32,7 +37,10 @@ WORKERS=${NEUTRON_API_WORKERS:-1}
 PY=/usr/bin/python3 # Debian's interpreter, whatever python3 is first on PATH
 PIDFILE=$D/neutron-server.pid
 URL=http://127.0.0.1:$PORT
-PACKAGES="python3-neutron curl jq sqlite3"
+DB=${NEUTRON_DB:-mariadb}
+DBNAME=neutron_$PORT
+HERE=$(cd "$(dirname "$0")" && pwd)
+PACKAGES="python3-neutron python3-pymysql curl jq sqlite3"
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -83,7 +91,7 @@ dns_domain = site.example.
 debug = false
 log_file = $D/log/neutron-server.log
 [database]
-connection = sqlite:///$D/neutron.sqlite
+connection = $(db_url)
 [oslo_concurrency]
 lock_path = $D/lock
 [quotas]
@@ -161,15 +169,39 @@ disable_by_file_path = $D/healthcheck_disable
 EOF
 }
 
+case "$DB" in
+mariadb | sqlite) ;;
+*) echo "NEUTRON_DB=$DB: want mariadb or sqlite" >&2; exit 2 ;;
+esac
+
+sock() { "$HERE/mariadb-up.sh" socket; }
+
+db_url() {
+  if [ "$DB" = sqlite ]; then echo "sqlite:///$D/neutron.sqlite"; return; fi
+  echo "mysql+pymysql://root@localhost/$DBNAME?unix_socket=$(sock)&charset=utf8"
+}
+
+sql() { mariadb --no-defaults --socket="$(sock)" -uroot "$@"; }
+
+db_exists() {
+  if [ "$DB" = sqlite ]; then [ -f "$D/neutron.sqlite" ]; return; fi
+  [ -n "$(sql -N -e "show databases like '$DBNAME'")" ]
+}
+
 create_db() {
-  # "neutron-db-manage upgrade heads" cannot ALTER constraints on SQLite, so
-  # the schema comes from the models (as Neutron's own unit tests do) and is
-  # then stamped as current.
-  rm -f "$D/neutron.sqlite"
-  $PY - "$D/neutron.sqlite" <<'EOF'
+  # The schema comes from the models (as Neutron's own unit tests do) and is
+  # then stamped as current: "neutron-db-manage upgrade heads" cannot ALTER
+  # constraints on SQLite, and the models take seconds where the hundreds of
+  # migrations take minutes.
+  if [ "$DB" = sqlite ]; then
+    rm -f "$D/neutron.sqlite"
+  else
+    sql -e "drop database if exists $DBNAME; create database $DBNAME character set utf8"
+  fi
+  $PY - "$(db_url)" <<'EOF'
 import sys, sqlalchemy as sa
 from neutron.db.migration.models import head
-head.get_metadata().create_all(sa.create_engine('sqlite:///' + sys.argv[1]))
+head.get_metadata().create_all(sa.create_engine(sys.argv[1]))
 EOF
   $PY -c 'import sys; from neutron.db.migration.cli import main; sys.exit(main())' \
     --config-file "$D/etc/neutron.conf" stamp heads >"$D/log/db-stamp.log" 2>&1
@@ -178,8 +210,9 @@ EOF
 start() {
   install_packages
   if running; then stop >/dev/null; fi
+  if [ "$DB" = mariadb ]; then "$HERE/mariadb-up.sh" start >/dev/null; fi
   write_config
-  if [ -z "${NEUTRON_KEEP_DB:-}" ] || [ ! -f "$D/neutron.sqlite" ]; then create_db; fi
+  if [ -z "${NEUTRON_KEEP_DB:-}" ] || ! db_exists; then create_db; fi
   local t0; t0=$(date +%s%N)
   # setsid: the server outlives the shell that started it.
   setsid nohup $PY -c 'import sys; from neutron.cmd.eventlet.server import main; sys.exit(main())' \
@@ -203,9 +236,13 @@ start() {
 # Segment-to-host mappings of routed networks are reported by L2 agents over
 # RPC, which the fake transport cannot carry; write them to the database.
 map_host() {
-  [ -f "$D/neutron.sqlite" ] || { echo "no database in $D; run start first" >&2; return 1; }
+  db_exists || { echo "no database for $URL; run start first" >&2; return 1; }
   local seg=${1//\'/} host=${2//\'/}
-  sqlite3 "$D/neutron.sqlite" "INSERT OR IGNORE INTO segmenthostmappings(segment_id,host) VALUES('$seg','$host')"
+  if [ "$DB" = sqlite ]; then
+    sqlite3 "$D/neutron.sqlite" "INSERT OR IGNORE INTO segmenthostmappings(segment_id,host) VALUES('$seg','$host')"
+  else
+    sql "$DBNAME" -e "INSERT IGNORE INTO segmenthostmappings(segment_id,host) VALUES('$seg','$host')"
+  fi
 }
 
 case "${1:-}" in
