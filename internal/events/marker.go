@@ -225,14 +225,9 @@ func witnessed(conn *amqp.Connection, queue string) (bool, error) {
 	return true, nil
 }
 
-// dropWitness deletes the queue's witness if there is one: this consumer
-// is about to take from the queue, so no earlier stop's marker may be
-// trusted after it.
+// dropWitness deletes the queue's witness: this consumer is about to take
+// from the queue, so no earlier stop's marker may be trusted after it.
 func dropWitness(conn *amqp.Connection, queue string) error {
-	there, err := witnessed(conn, queue)
-	if err != nil || !there {
-		return err
-	}
 	ch, err := conn.Channel()
 	if err != nil {
 		return fmt.Errorf("open channel: %w", err)

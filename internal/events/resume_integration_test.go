@@ -48,14 +48,20 @@ func verdictOf(t *testing.T, cfg Config, m Marker) (Verdict, []Event) {
 	}
 }
 
-// stopCleanly runs a consumer of cfg until it consumes, stops it and
-// leaves its marker, as the agent does when it stops.
-func stopCleanly(t *testing.T, cfg Config) Marker {
+// consumedAndStopped runs a consumer of cfg until it consumes, and stops it.
+func consumedAndStopped(t *testing.T, cfg Config) *running {
 	t.Helper()
 	r := startConsumer(t, cfg)
 	r.waitState(0, connected)
 	r.stop()
-	m, err := r.c.Mark(context.Background())
+	return r
+}
+
+// stopCleanly is consumedAndStopped, then the marker left as the agent leaves it
+// when it stops.
+func stopCleanly(t *testing.T, cfg Config) Marker {
+	t.Helper()
+	m, err := consumedAndStopped(t, cfg).c.Mark(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,9 +90,7 @@ func TestIntegrationResumeChecksTheQueue(t *testing.T) {
 			return m
 		}},
 		{name: "killed, no marker", reason: "witness", meanwhile: func(t *testing.T, cfg Config, p *publisher, ids []string) Marker {
-			r := startConsumer(t, cfg)
-			r.waitState(0, connected)
-			r.stop()
+			consumedAndStopped(t, cfg)
 			p.publish("network.update.end", map[string]any{"network": map[string]any{"id": ids[0]}})
 			return Marker{Nonce: "from-an-older-state", Ahead: 0}
 		}},
@@ -105,9 +109,7 @@ func TestIntegrationResumeChecksTheQueue(t *testing.T) {
 			return m
 		}},
 		{name: "messages ahead of the marker dropped", reason: "dropped", meanwhile: func(t *testing.T, cfg Config, p *publisher, ids []string) Marker {
-			r := startConsumer(t, cfg)
-			r.waitState(0, connected)
-			r.stop()
+			r := consumedAndStopped(t, cfg)
 			// Two notifications wait when the agent stops (it was
 			// busy); one more after the marker overflows the queue's
 			// x-max-length of 3, which drops the oldest.

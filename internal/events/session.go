@@ -62,15 +62,17 @@ func (c *Consumer) session(ctx context.Context, log *slog.Logger, out chan<- Eve
 	if err != nil {
 		return false, err
 	}
+	w, err := witnessed(conn, c.cfg.Queue)
+	if err != nil {
+		return false, err
+	}
 	if sc != nil {
-		w, err := witnessed(conn, c.cfg.Queue)
-		if err != nil {
-			return false, err
-		}
 		sc.witnessed, sc.backlog = w, backlog
 	}
-	if err := dropWitness(conn, c.cfg.Queue); err != nil {
-		return false, err
+	if w {
+		if err := dropWitness(conn, c.cfg.Queue); err != nil {
+			return false, err
+		}
 	}
 	chClosed := ch.NotifyClose(make(chan *amqp.Error, 1))
 	cancelled := ch.NotifyCancel(make(chan string, 1))

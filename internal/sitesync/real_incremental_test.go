@@ -255,12 +255,16 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 		s.ResumeNeutron(NeutronState{Snapshot: st.Neutron.Snapshot, LastRead: st.Neutron.LastRead, Networks: st.Neutron.Networks}, proof)
 		return true, true
 	}
+	// took is where the step's time goes; total is the run's.
+	took, total := stepTimes{}, stepTimes{}
 	sweep := func(step string) {
 		t.Helper()
+		defer took.since("sweep", time.Now())
 		out, err := s.Sync(ctx, Request{Sweep: true})
 		if err != nil {
 			t.Fatalf("%s: sweep: %v", step, err)
 		}
+		took.requests("sweep", out.Reads)
 		if out.Writes > 0 || len(out.Misses["neutron"])+len(out.Misses["target"]) > 0 {
 			t.Errorf("%s: the sweep wrote %d objects and found missed by following changes: neutron %q, target %q",
 				step, out.Writes, out.Misses["neutron"], out.Misses["target"])
@@ -270,8 +274,12 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 		t.Fatalf("first sweep: %v", err)
 	}
 	save("first sweep", false)
+	defer func() { t.Logf("%d steps: %s", steps, total) }()
 	for i := range steps {
+		took = stepTimes{}
+		t0 := time.Now()
 		op, touched, unattributed := site.randomChange(t, g, rng)
+		took.since("change", t0)
 		step := fmt.Sprintf("step %d (%s)", i, op)
 		resumed, neutronResumed := false, false
 		if op == "restart" {
@@ -298,6 +306,7 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 		// for a change no event could narrow to networks, of the whole
 		// site on a whole read of Neutron), then the periodic one of the
 		// whole site, by what changed.
+		t0 = time.Now()
 		switch {
 		case unattributed && (s.last != nil || resumed):
 			out, err := s.Sync(ctx, Request{Full: true, NeutronWhole: true})
@@ -320,11 +329,14 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 				t.Fatalf("%s: sync of %v: %v", step, touched, err)
 			}
 		}
+		took.since("narrowed", t0)
+		t0 = time.Now()
 		out, err := s.Sync(ctx, Request{})
 		if err != nil {
 			t.Fatalf("%s: periodic sync: %v", step, err)
 		}
-		t.Logf("%s: periodic sync read whole %v, requests %v, objects %v, wrote %d", step, out.Whole, out.Reads, out.Objects, out.Writes)
+		took.since("periodic", t0)
+		took.requests("periodic", out.Reads)
 		if neutronResumed && (out.Whole["neutron"] || out.Whole["target"]) {
 			t.Errorf("%s: the first sync after a clean stop read whole %v", step, out.Whole)
 		}
@@ -336,6 +348,8 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 		if i%2 == 1 || i == steps-1 {
 			sweep(step)
 		}
+		t.Logf("%s: periodic sync read whole %v, objects %v, wrote %d; %s", step, out.Whole, out.Objects, out.Writes, took)
+		total.add(took)
 	}
 }
 
