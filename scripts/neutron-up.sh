@@ -190,9 +190,8 @@ db_exists() {
 
 create_db() {
   # The schema comes from the models (as Neutron's own unit tests do) and is
-  # then stamped as current: "neutron-db-manage upgrade heads" cannot ALTER
-  # constraints on SQLite, and the models take seconds where the hundreds of
-  # migrations take minutes.
+  # then stamped as current, on either database: "neutron-db-manage upgrade
+  # heads" cannot ALTER constraints on SQLite.
   if [ "$DB" = sqlite ]; then
     rm -f "$D/neutron.sqlite"
   else

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
@@ -45,6 +46,7 @@ func (a *applier) send(ctx context.Context, rep *report, ep endpoint, method str
 	pending := items
 	var existed []item
 	var answer []written
+	resent := false // an attempt whose answer was lost went before
 	r := httpapi.Request{Method: method, Path: ep.path, Tally: a.t, Answer500: true,
 		Decode: func(b []byte) error {
 			if method == http.MethodDelete {
@@ -55,6 +57,7 @@ func (a *applier) send(ctx context.Context, rep *report, ep endpoint, method str
 		},
 		Body: func(ctx context.Context, attempt int, maybeSent bool) ([]byte, bool, error) {
 			if method == http.MethodPost && maybeSent {
+				resent = true
 				// An earlier attempt may have been committed before the
 				// answer was lost. Ids are ours, so what exists now is
 				// what that attempt created.
@@ -103,7 +106,7 @@ func (a *applier) send(ctx context.Context, rep *report, ep endpoint, method str
 		rep.Done(done...)
 		return append(existed, done...), nil
 	case resp.Status == http.StatusBadRequest || (resp.Status == http.StatusConflict && method == http.MethodDelete):
-		return a.refused(ctx, rep, ep, method, pending, resp.Body, existed)
+		return a.refused(ctx, rep, ep, method, pending, resp.Body, existed, resent)
 	case resp.Status == http.StatusInternalServerError:
 		return a.serverFailed(ctx, rep, ep, method, pending, resp.Body, existed)
 	}
@@ -174,7 +177,7 @@ func (a *applier) split(ctx context.Context, rep *report, ep endpoint, method st
 }
 
 // refused isolates the objects of a refused batch.
-func (a *applier) refused(ctx context.Context, rep *report, ep endpoint, method string, pending []item, body []byte, existed []item) ([]item, error) {
+func (a *applier) refused(ctx context.Context, rep *report, ep endpoint, method string, pending []item, body []byte, existed []item, resent bool) ([]item, error) {
 	done := existed
 	list, ok := perItem(body, len(pending))
 	if !ok && len(pending) == 1 {
@@ -182,7 +185,8 @@ func (a *applier) refused(ctx context.Context, rep *report, ep endpoint, method 
 		return existed, nil
 	}
 	if ok && method == http.MethodPost {
-		var good, before []item
+		var good, before, clash []item
+		clashes := map[string]map[string]any{}
 		for i, e := range list {
 			switch {
 			case len(e) == 0:
@@ -190,8 +194,28 @@ func (a *applier) refused(ctx context.Context, rep *report, ep endpoint, method 
 			case idTaken(e):
 				before = append(before, pending[i])
 			default:
-				rep.Failed(pending[i], httpapi.FieldMessages(e))
+				clash = append(clash, pending[i])
+				clashes[pending[i].ID] = e
 			}
+		}
+		if resent && len(clash) > 0 {
+			// Nautobot names the field that clashes first: a name its
+			// serializer checks before the model sees the id. Ids are
+			// ours and new, so an object of that id is an earlier
+			// attempt's write, committed after the retry checked.
+			found, err := a.existing(ctx, ep, clash)
+			if err != nil {
+				return nil, err
+			}
+			clash = slices.DeleteFunc(clash, func(it item) bool {
+				if found[it.ID] {
+					before = append(before, it)
+				}
+				return found[it.ID]
+			})
+		}
+		for _, it := range clash {
+			rep.Failed(it, httpapi.FieldMessages(clashes[it.ID]))
 		}
 		if len(before) > 0 {
 			// The ids are ours and new: an earlier attempt whose answer

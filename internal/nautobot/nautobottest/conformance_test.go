@@ -105,6 +105,12 @@ func conformanceScenarios() []scenario {
 				expect: checks{"": bodyM(`{"name": ["namespace with this name already exists."]}`)}},
 			{what: "rename b to a", method: patch, path: "/api/ipam/namespaces/{{b}}/", body: fields{"name": "conf-a-{{sfx}}"}, status: 400,
 				expect: checks{"": bodyM(`{"name": ["namespace with this name already exists."]}`)}},
+			// A create sent again after its answer was lost: the name is
+			// named, not the id, which only a clash of the id alone names.
+			{what: "create b again, with its id", method: post, path: "/api/ipam/namespaces/", body: fields{"id": "{{b}}", "name": "conf-b-{{sfx}}"}, status: 400,
+				expect: checks{"": bodyM(`{"name": ["namespace with this name already exists."]}`)}},
+			{what: "create with b's id and a new name", method: post, path: "/api/ipam/namespaces/", body: fields{"id": "{{b}}", "name": "conf-c-{{sfx}}"}, status: 400,
+				expect: checks{"": bodyM(`{"id": ["Namespace with this Id already exists."]}`)}},
 		}},
 
 		{name: "vlan group create read update delete with range", steps: []step{

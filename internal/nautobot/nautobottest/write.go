@@ -111,7 +111,7 @@ func (h *Handler) validateNew(t *table, raw any, q *request) (*record, errorDict
 		r.id = strings.ToLower(id)
 	}
 	t.def.decode(d, r)
-	h.unique(t, r, d.errs)
+	h.unique(t, r, nil, d.errs)
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
@@ -144,7 +144,7 @@ func (h *Handler) save(t *table, r, old *record) errorDict {
 	}
 	if old == nil {
 		e := errorDict{}
-		h.unique(t, r, e)
+		h.unique(t, r, nil, e)
 		if len(e) == 0 {
 			e = h.validate(t, r, nil)
 		}
@@ -181,12 +181,16 @@ func (h *Handler) save(t *table, r, old *record) errorDict {
 	return nil
 }
 
-// unique applies DRF's UniqueValidator to the kind's unique field.
-func (h *Handler) unique(t *table, r *record, errs errorDict) {
+// unique applies DRF's UniqueValidator to the kind's unique field of r,
+// the new state of old (nil on a create). The validator leaves out only
+// the instance being updated: a create clashes with any object of the
+// key, even one of the id the create names, which the model's check of
+// the id would report had the serializer not stopped first.
+func (h *Handler) unique(t *table, r, old *record, errs errorDict) {
 	if t.def.uniqueField == "" || len(errs[t.def.uniqueField]) > 0 {
 		return
 	}
-	if o := t.byKey[keyOf(r)]; o != nil && o.id != r.id {
+	if o := t.byKey[keyOf(r)]; o != nil && (old == nil || o.id != old.id) {
 		errs.add(t.def.uniqueField, t.def.uniqueMsg)
 	}
 }
@@ -196,7 +200,7 @@ func (h *Handler) updateOne(t *table, r *record, m map[string]any, q *request, p
 	next := r.clone()
 	d := h.decoder(t, m, q, false, partial)
 	t.def.decode(d, next)
-	h.unique(t, next, d.errs)
+	h.unique(t, next, r, d.errs)
 	if len(d.errs) > 0 {
 		return d.errs
 	}
