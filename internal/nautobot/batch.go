@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
@@ -61,19 +60,11 @@ func (a *applier) send(ctx context.Context, rep *report, ep endpoint, method str
 				// An earlier attempt may have been committed before the
 				// answer was lost. Ids are ours, so what exists now is
 				// what that attempt created.
-				found, err := a.existing(ctx, ep, pending)
+				found, rest, err := a.existing(ctx, ep, pending)
 				if err != nil {
 					return nil, false, err
 				}
-				var rest []item
-				for _, it := range pending {
-					if found[it.ID] {
-						existed = append(existed, it)
-					} else {
-						rest = append(rest, it)
-					}
-				}
-				pending = rest
+				existed, pending = append(existed, found...), rest
 				if len(pending) == 0 {
 					return nil, true, nil
 				}
@@ -121,17 +112,9 @@ func (a *applier) serverFailed(ctx context.Context, rep *report, ep endpoint, me
 		// answers 500; but a 500 raised after the commit (rendering the
 		// answer) would leave the objects written. The ids are ours:
 		// what exists now was written.
-		found, err := a.existing(ctx, ep, pending)
+		done, rest, err := a.existing(ctx, ep, pending)
 		if err != nil {
 			return nil, fmt.Errorf("apply: nautobot answers HTTP 500 to a create at %s and fails a read there too: %w", ep.path, err)
-		}
-		var rest, done []item
-		for _, it := range pending {
-			if found[it.ID] {
-				done = append(done, it)
-			} else {
-				rest = append(rest, it)
-			}
 		}
 		rep.Done(done...)
 		existed, pending = append(existed, done...), rest
@@ -203,16 +186,11 @@ func (a *applier) refused(ctx context.Context, rep *report, ep endpoint, method 
 			// serializer checks before the model sees the id. Ids are
 			// ours and new, so an object of that id is an earlier
 			// attempt's write, committed after the retry checked.
-			found, err := a.existing(ctx, ep, clash)
+			found, rest, err := a.existing(ctx, ep, clash)
 			if err != nil {
 				return nil, err
 			}
-			clash = slices.DeleteFunc(clash, func(it item) bool {
-				if found[it.ID] {
-					before = append(before, it)
-				}
-				return found[it.ID]
-			})
+			before, clash = append(before, found...), rest
 		}
 		for _, it := range clash {
 			rep.Failed(it, httpapi.FieldMessages(clashes[it.ID]))
@@ -254,21 +232,28 @@ func idTaken(e map[string]any) bool {
 	return false
 }
 
-// existing returns which of the items' ids Nautobot has.
-func (a *applier) existing(ctx context.Context, ep endpoint, items []item) (map[string]bool, error) {
+// existing parts items into those whose ids Nautobot has and the rest.
+func (a *applier) existing(ctx context.Context, ep endpoint, items []item) (found, rest []item, err error) {
 	ids := make([]string, len(items))
 	for i, it := range items {
 		ids[i] = it.ID
 	}
 	got, err := byIDs[written](ctx, a.c, ep.path, ids, a.t)
 	if err != nil {
-		return nil, fmt.Errorf("check which objects a lost create wrote: %w", err)
+		return nil, nil, fmt.Errorf("check which objects a lost create wrote: %w", err)
 	}
-	found := make(map[string]bool, len(got))
+	has := make(map[string]bool, len(got))
 	for _, w := range got {
-		found[w.ID] = true
+		has[w.ID] = true
 	}
-	return found, nil
+	for _, it := range items {
+		if has[it.ID] {
+			found = append(found, it)
+		} else {
+			rest = append(rest, it)
+		}
+	}
+	return found, rest, nil
 }
 
 // check reads a successful write's answer. A bulk update answers only
