@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 
 	"github.com/google/uuid"
@@ -156,7 +157,11 @@ func (a *applier) Learned(ch *plan.Change, id string) {
 }
 
 // Preflight checks, before the first write, that the marker exists where
-// it will be written (see ownership.Marker.Check).
+// it will be written (see ownership.Marker.Check), reading the marker tag
+// as it is now. The lookups the writes name are resolved with those the
+// plan's read learned, which the change log keeps up to date between
+// whole reads; a client that read none (a saved plan applied by a new
+// process) reads them first.
 func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 	var marked []string // content types that get the marker
 	fields := map[string][]string{}
@@ -174,14 +179,20 @@ func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 	if len(marked) == 0 {
 		return nil
 	}
-	l, err := a.c.fetchLookups(ctx, a.t)
+	if a.c.lastLookups() == nil {
+		if _, err := a.c.fetchLookups(ctx, a.t); err != nil {
+			return fmt.Errorf("apply: read lookups: %w", err)
+		}
+	}
+	tags, err := sweep[named](ctx, a.c, pathTags, url.Values{"name": {a.c.cfg.Tag}}, a.t)
 	if err != nil {
-		return fmt.Errorf("apply: read lookups: %w", err)
+		return fmt.Errorf("apply: read the marker tag: %w", err)
 	}
 	var found ownership.Found
-	for _, t := range l.refs[refTag] {
+	for _, t := range tags {
 		if t.Name == a.c.cfg.Tag {
 			found.Tag, found.TagTypes = true, t.ContentTypes
+			a.c.learnRef(refTag, t)
 		}
 	}
 	if found.Tag {

@@ -198,6 +198,20 @@ func (c *Client) relearn(l *lookups, k resource.Kind, n named) {
 	}
 }
 
+// learnRef puts n, a lookup read again, in the names writes resolve by:
+// one made again since the lookups were read has a new id.
+func (c *Client) learnRef(k resource.Kind, n named) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.known.refs == nil {
+		c.known.refs = map[resource.Kind]map[string]string{}
+	}
+	if c.known.refs[k] == nil {
+		c.known.refs[k] = map[string]string{}
+	}
+	c.known.refs[k][n.Name] = n.ID
+}
+
 func (c *Client) learn(k resource.Key, id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

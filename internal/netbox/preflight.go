@@ -10,15 +10,13 @@ import (
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
-// Preflight reads the lookups the writes refer to by id, and checks,
-// before the first write, that the marker exists where it will be
-// written: without it an object would be written that no owner can find
-// again.
+// Preflight checks, before the first write, that the marker exists where
+// it will be written: without it an object would be written that no
+// owner can find again. It reads the marker tag as it is now. The
+// lookups the writes refer to by id are those the plan's read learned,
+// which the change log keeps up to date between whole reads; a client
+// that read none (a saved plan applied by a new process) reads them.
 func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
-	l, err := a.c.fetchLookups(ctx, a.t)
-	if err != nil {
-		return fmt.Errorf("apply: read lookups: %w", err)
-	}
 	seen := map[string]bool{}
 	var marked []string // object types that get the marker
 	fields := map[string][]string{}
@@ -37,13 +35,23 @@ func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 	if len(marked) == 0 {
 		return nil
 	}
+	if a.c.lastLookups() == nil {
+		if _, err := a.c.fetchLookups(ctx, a.t); err != nil {
+			return fmt.Errorf("apply: read lookups: %w", err)
+		}
+	}
+	tags, err := sweep[named](ctx, a.c, pathTags, url.Values{"name": {a.c.cfg.Tag}, "fields": {"id,name,slug,object_types"}}, a.t)
+	if err != nil {
+		return fmt.Errorf("apply: read the marker tag: %w", err)
+	}
 	found := ownership.Found{Fields: map[string][]string{}}
-	tags := l.refs[resource.RefTag]
-	if id, ok := tags.byName[a.c.cfg.Tag]; ok {
-		found.Tag = true
-		found.TagTypes = tags.byID[id].ObjectTypes
-		if len(found.TagTypes) == 0 {
-			found.TagTypes = marked // a NetBox tag without object types may be used on any
+	for _, t := range tags {
+		if t.Name == a.c.cfg.Tag {
+			found.Tag = true
+			found.TagTypes = t.ObjectTypes
+			if len(found.TagTypes) == 0 {
+				found.TagTypes = marked // a NetBox tag without object types may be used on any
+			}
 		}
 	}
 	defs, err := sweep[wireCustomField](ctx, a.c, pathCustomFields,

@@ -89,6 +89,10 @@ func (e *editedTarget) Refresh(ctx context.Context) ([]resource.Object, changelo
 	return objs, st, err
 }
 
+func (e *editedTarget) RefreshUnchecked(ctx context.Context) ([]resource.Object, changelog.Stats, error) {
+	return e.Refresh(ctx)
+}
+
 func (e *editedTarget) Sweep(ctx context.Context) ([]resource.Object, []changelog.Miss, error) {
 	objs, err := e.Follow(ctx)
 	return objs, nil, err

@@ -97,6 +97,8 @@ type quietTarget struct {
 	*memory.Store
 	unsaved
 	lists int
+	// checks counts the refreshes that checked the view.
+	checks int
 }
 
 // unsaved is a Follower's Save and Resume for test targets that keep no
@@ -120,6 +122,10 @@ func (q *quietTarget) List(ctx context.Context) ([]resource.Object, error) {
 }
 func (q *quietTarget) Follow(ctx context.Context) ([]resource.Object, error) { return q.List(ctx) }
 func (q *quietTarget) Refresh(ctx context.Context) ([]resource.Object, changelog.Stats, error) {
+	q.checks++
+	return q.RefreshUnchecked(ctx)
+}
+func (q *quietTarget) RefreshUnchecked(ctx context.Context) ([]resource.Object, changelog.Stats, error) {
 	objs, err := q.Store.List(ctx)
 	return objs, changelog.Stats{}, err
 }
@@ -163,6 +169,37 @@ func TestNothingChangedPlansNothing(t *testing.T) {
 		}
 		if out.Unchanged != st.wantUnchanged || (out.Unchanged && out.Plan != nil) {
 			t.Errorf("%s: Unchanged = %v (plan %v), want %v", st.name, out.Unchanged, out.Plan != nil, st.wantUnchanged)
+		}
+	}
+}
+
+// TestNarrowedSyncLeavesTheCheckToTheCycle: the followed view is checked
+// once a cycle, by the sync of the whole site; a sync narrowed to the
+// networks of a notification follows the log alone.
+func TestNarrowedSyncLeavesTheCheckToTheCycle(t *testing.T) {
+	ctx := context.Background()
+	owner := resource.NeutronOwner("a11")
+	target := &quietTarget{Store: memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"})}
+	s := New(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true},
+		&fakeNeutron{snap: snapshot("n1")}, target)
+	steps := []struct {
+		name      string
+		req       Request
+		wantCheck bool
+	}{
+		{name: "first sync, a whole read", req: Request{}},
+		{name: "an event", req: Request{Networks: []string{"n1"}}},
+		{name: "another event", req: Request{Networks: []string{"n1"}}},
+		{name: "the periodic sync", req: Request{}, wantCheck: true},
+		{name: "an event naming no network", req: Request{Full: true, NeutronWhole: true}, wantCheck: true},
+	}
+	for _, st := range steps {
+		before := target.checks
+		if _, err := s.Sync(ctx, st.req); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got := target.checks > before; got != st.wantCheck {
+			t.Errorf("%s: checked the view %v, want %v", st.name, got, st.wantCheck)
 		}
 	}
 }

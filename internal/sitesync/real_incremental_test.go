@@ -313,6 +313,7 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 			if err != nil {
 				t.Fatalf("%s: sync of an unattributed change: %v", step, err)
 			}
+			took.requests("narrowed", out.Reads)
 			if resumed && out.Whole["target"] {
 				t.Errorf("%s: the first sync after resuming read the target whole", step)
 			}
@@ -325,9 +326,11 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 				rng.Shuffle(len(touched), func(i, j int) { touched[i], touched[j] = touched[j], touched[i] })
 				step += ", with an older notification delivered again"
 			}
-			if _, err := s.Sync(ctx, Request{Networks: touched}); err != nil {
+			out, err := s.Sync(ctx, Request{Networks: touched})
+			if err != nil {
 				t.Fatalf("%s: sync of %v: %v", step, touched, err)
 			}
+			took.requests("narrowed", out.Reads)
 		}
 		took.since("narrowed", t0)
 		t0 = time.Now()

@@ -40,6 +40,7 @@ type ChangeSource interface {
 type Follower interface {
 	Follow(ctx context.Context) ([]resource.Object, error)
 	Refresh(ctx context.Context) ([]resource.Object, changelog.Stats, error)
+	RefreshUnchecked(ctx context.Context) ([]resource.Object, changelog.Stats, error)
 	Sweep(ctx context.Context) ([]resource.Object, []changelog.Miss, error)
 	Save() (changelog.Saved, bool, error)
 	Resume(ctx context.Context, s changelog.Saved) error
@@ -210,7 +211,7 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 		return out, &UnreachableError{Side: "neutron", Err: err}
 	}
 	s.rescope(snap)
-	current, changed, err := s.readTarget(ctx, sweep, &out)
+	current, changed, err := s.readTarget(ctx, sweep, narrowed, &out)
 	if err != nil {
 		s.settled = false
 		return out, &UnreachableError{Side: "nautobot", Err: err}
@@ -359,8 +360,12 @@ func (s *Syncer) changedNetworks(ctx context.Context) (ids []string, told bool, 
 
 // readTarget reads the target's objects: by its change log where it
 // keeps one and can follow it, else whole. changed is false only when the
-// change log said nothing changed since the last read.
-func (s *Syncer) readTarget(ctx context.Context, sweep bool, out *Outcome) (current []resource.Object, changed bool, err error) {
+// change log said nothing changed since the last read. A narrowed sync
+// leaves the check of the followed view to the sync of the whole site,
+// which runs every cycle: a notification costs no check, and a write the
+// narrowed sync bases on a view the log left stale is one whose owner
+// the write confirms, or a create the target refuses as taken.
+func (s *Syncer) readTarget(ctx context.Context, sweep, narrowed bool, out *Outcome) (current []resource.Object, changed bool, err error) {
 	f, ok := s.target.(Follower)
 	if !ok {
 		out.Whole["target"] = true
@@ -369,7 +374,11 @@ func (s *Syncer) readTarget(ctx context.Context, sweep bool, out *Outcome) (curr
 		return current, true, err
 	}
 	if !sweep && s.following {
-		view, st, err := f.Refresh(ctx)
+		refresh := f.Refresh
+		if narrowed {
+			refresh = f.RefreshUnchecked
+		}
+		view, st, err := refresh(ctx)
 		if err == nil {
 			out.Objects["target"] = st.Read + st.Checked
 			// What the check of the view found the log had not named

@@ -1,0 +1,83 @@
+package nautobot
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
+)
+
+// TestApplyReadsOnlyTheMarker: an apply of a plan the same client read
+// for sends its writes, and reads the marker tag and the custom fields
+// as they are now, nothing else: the lookups the writes name are those
+// the read learned. A client that read nothing (a saved plan applied by a
+// new process) reads the lookups first.
+func TestApplyReadsOnlyTheMarker(t *testing.T) { nbtest.Each(t, applyReadsOnlyTheMarker) }
+
+func applyReadsOnlyTheMarker(t *testing.T, srv *nbtest.Server) {
+	ctx := context.Background()
+	e := newEnvOn(t, srv, nil, false)
+	seed := []resource.Object{&resource.Namespace{M: meta(), Name: "site"}, &resource.VLANGroup{M: meta(), Name: "leafs", Location: "a11"}}
+	if _, err := e.c.Apply(ctx, creates(seed...)); err != nil {
+		t.Fatal(err)
+	}
+	sc := scope.Scope{Owner: owner, Namespaces: []string{"site"}, VLANGroups: []string{"leafs"}}
+	desired := append(seed,
+		&resource.VLAN{M: meta(), Group: "leafs", VID: 100, Name: "net-100", Status: "Active", Role: "tenant-net", Tenant: "acme"},
+		&resource.Prefix{M: meta(), Namespace: "site", Prefix: pfx("10.0.1.0/24"), Type: resource.PrefixNetwork, Status: "Active", VLAN: resource.VLANKey("leafs", 100)},
+		&resource.IPAddress{M: meta(), Namespace: "site", Address: pfx("10.0.1.5/24"), Status: "Reserved", Tenant: "acme"})
+
+	for _, tc := range []struct {
+		name      string
+		read      bool // the client read the scope for the plan
+		wantReads int
+	}{
+		// The marker tag by name, and the custom fields.
+		{name: "planned by this client", read: true, wantReads: 2},
+		// And the lookups (locations and their types, statuses, roles,
+		// tenants, tags) and the server's version.
+		{name: "a saved plan in a new process", wantReads: 2 + len(refKinds()) + 2 + 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newEnvOn(t, srv, nil, true).c
+			current, err := e.c.Target(sc).List(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.read {
+				if current, err = c.Target(sc).List(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := plan.Make(desired, current, plan.DefaultPolicy(owner))
+			srv.ResetCounts()
+			if _, err := c.Target(sc).Apply(ctx, p.Changes); err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			if got := srv.Requests(http.MethodGet, "/api/"); got != tc.wantReads {
+				t.Errorf("apply of %d creates read in %d requests, want %d", len(p.Changes), got, tc.wantReads)
+			}
+			after, err := c.Target(sc).List(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if left := plan.Make(desired, after, plan.DefaultPolicy(owner)); len(left.Changes) != 0 {
+				t.Errorf("after the apply the plan still has %d changes: %v", len(left.Changes), left.Changes)
+			}
+			// Back to the seed for the next case.
+			var gone []plan.Change
+			for _, o := range after {
+				if o.Kind() != resource.KindNamespace && o.Kind() != resource.KindVLANGroup {
+					gone = append(gone, remove(o))
+				}
+			}
+			if _, err := c.Apply(ctx, gone); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
