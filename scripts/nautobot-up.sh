@@ -9,6 +9,7 @@
 #   scripts/nautobot-up.sh url     print the URL of the running server
 #   scripts/nautobot-up.sh token   print its API token (40 characters)
 #   scripts/nautobot-up.sh shell   run the Python on stdin in its nautobot-server shell
+#                                  (shell --command CODE: run CODE, which may read stdin)
 #
 # Env:
 #   NAUTOBOT_VERSION   3.2.7 (default; the 3.x line) or a 2.4.x (the LTM line)
@@ -209,9 +210,11 @@ url) if pidfile_running "$D/uwsgi.pid"; then echo "$URL"; else log "not running 
 token) cat "$TOKEN" ;;
 shell)
   # Runs the Python on stdin in the instance's nautobot-server shell, for
-  # loading benchmark data straight into the database.
+  # loading benchmark data straight into the database; further arguments
+  # go to the shell (--command CODE runs CODE, leaving stdin to it).
+  shift
   nautobot_env
-  exec "$VENV/bin/nautobot-server" shell --interface python
+  exec "$VENV/bin/nautobot-server" shell --interface python "$@"
   ;;
 *)
   echo "usage: $0 start|stop|url|token|shell" >&2

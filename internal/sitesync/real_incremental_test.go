@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -133,6 +132,8 @@ type liveSite struct {
 	// gone are the networks deleted so far, whose notifications can be
 	// delivered again.
 	gone []string
+	// shell runs the site's Job-style edits, started at the first.
+	shell *shellSession
 }
 
 // TestRealIncrementalEqualsWhole makes random changes to real Neutrons
@@ -211,7 +212,9 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 	statePath := filepath.Join(t.TempDir(), site.name+".state.json")
 	header := statefile.Header{Format: statefile.Format, Version: "test", Site: site.name, Owner: string(owner), Target: "random"}
 	// save writes the state; a clean stop keeps Neutron too (the agent
-	// leaves a marker in its queue then).
+	// leaves a marker in its queue then). marker is the marker the queue
+	// still holds, of the last clean stop, until an agent consumes it.
+	marker := ""
 	save := func(step string, stop bool) {
 		t.Helper()
 		saved, view, err := s.Save()
@@ -221,6 +224,7 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 		st := &statefile.State{Header: header, SavedAt: time.Now(), Scope: statefile.ScopeOf(saved), View: view}
 		if n, ok := s.SaveNeutron(); ok && stop {
 			st.Neutron = &statefile.Neutron{Snapshot: n.Snapshot, LastRead: n.LastRead, Marker: events.Marker{Nonce: step}}
+			marker = step
 		}
 		if err := statefile.Save(statePath, st); err != nil {
 			t.Fatal(err)
@@ -228,12 +232,17 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 	}
 	// restart is a new process: a new client of the target, following on
 	// from the saved state where there is one, and from its Neutron if
-	// it kept one, on the word of the queue (which kept every
-	// notification since: told names the networks they name). It says
-	// whether it resumed the target, and Neutron.
+	// it kept one and the queue still holds that state's marker (then it
+	// kept every notification since: told names the networks they name).
+	// A state saved at a clean stop that another agent has run on since
+	// (a killed agent resuming from an older file) gets no such word: its
+	// marker was consumed. It says whether it resumed the target, and
+	// Neutron.
 	restart := func(step string, from string, told []string) (bool, bool) {
 		t.Helper()
 		s = newSyncer(g.fresh)
+		live := marker
+		marker = "" // the new agent consumes the queue
 		if from == "" {
 			return false, false
 		}
@@ -250,10 +259,11 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 		if st.Neutron == nil {
 			return true, false
 		}
+		kept := st.Neutron.Marker.Nonce == live
 		proof := make(chan Proof, 1)
-		proof <- Proof{Kept: true, Networks: told}
+		proof <- Proof{Kept: kept, Networks: told, Reason: "the saved state's marker is no longer in the queue"}
 		s.ResumeNeutron(NeutronState{Snapshot: st.Neutron.Snapshot, LastRead: st.Neutron.LastRead, Networks: st.Neutron.Networks}, proof)
-		return true, true
+		return true, kept
 	}
 	// took is where the step's time goes; total is the run's.
 	took, total := stepTimes{}, stepTimes{}
@@ -533,9 +543,10 @@ if v is not None:
     %s
 print("DONE")
 `, "neutron:"+site.name, then)
-	cmd := exec.Command("sh", "-c", g.shell)
-	cmd.Stdin = strings.NewReader(script)
-	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "DONE") {
+	if site.shell == nil {
+		site.shell = startShell(t, g.shell)
+	}
+	if out, err := site.shell.run(script); err != nil || !strings.Contains(out, "DONE") {
 		t.Fatalf("a Job's change context in nautobot-server shell: %v\n%s", err, out)
 	}
 	if strings.Contains(then, "delete") {
