@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 
@@ -173,4 +174,28 @@ func value(cs []choice, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// learnTag puts a tag as read now in the lookups the writes resolve by:
+// one made again since they were read (a bootstrap after the tag was
+// deleted) has a new id.
+func (c *Client) learnTag(t named) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		return
+	}
+	old := c.seen.refs[resource.RefTag]
+	tags := names{byID: maps.Clone(old.byID), byName: maps.Clone(old.byName), shared: old.shared}
+	if tags.byID == nil {
+		tags.byID, tags.byName = map[int]named{}, map[string]int{}
+	}
+	if id, ok := tags.byName[t.Name]; ok {
+		delete(tags.byID, id)
+	}
+	tags.byID[t.ID], tags.byName[t.Name] = t, t.ID
+	l := *c.seen
+	l.refs = maps.Clone(c.seen.refs)
+	l.refs[resource.RefTag] = tags
+	c.seen = &l
 }

@@ -47,6 +47,7 @@ func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 	found := ownership.Found{Fields: map[string][]string{}}
 	for _, t := range tags {
 		if t.Name == a.c.cfg.Tag {
+			a.c.learnTag(t)
 			found.Tag = true
 			found.TagTypes = t.ObjectTypes
 			if len(found.TagTypes) == 0 {
