@@ -171,17 +171,38 @@ func (r *run[B]) batches(ctx context.Context, b Batch[B]) error {
 		part.Items = b.Items[lo:min(lo+r.opt.BatchSize, len(b.Items))]
 		tasks = append(tasks, func(ctx context.Context) error {
 			rep := &Report[B]{r: r}
+			if _, ok := r.w.(Claimer[B]); ok && part.Op == Create {
+				rep.held = &held[B]{}
+			}
 			part, err := r.confirm(ctx, part, rep)
 			if err != nil || len(part.Items) == 0 {
 				return err
 			}
-			return r.w.Write(ctx, part, rep)
+			if part, err = r.preclaim(ctx, part); err != nil || len(part.Items) == 0 {
+				return err
+			}
+			if err := r.w.Write(ctx, part, rep); err != nil {
+				r.release(rep)
+				return err
+			}
+			return r.claim(ctx, b.Kind, rep.held)
 		})
 	}
 	if len(tasks) == 0 {
 		return nil
 	}
 	return parallel.Run(ctx, r.writers(b.Kind), tasks)
+}
+
+// release reports the creates rep held as refused, when the Apply stops
+// before their holders can be read.
+func (r *run[B]) release(rep *Report[B]) {
+	if rep.held == nil {
+		return
+	}
+	for _, f := range rep.held.list {
+		r.fail(f.it.Change, f.msg)
+	}
 }
 
 func (r *run[B]) writers(k resource.Kind) int {
