@@ -46,7 +46,7 @@ func keyFields(k resource.Kind) (within, key string, ok bool) {
 // holds says whether h holds the key of a create's body; the read was
 // already narrowed to the related object the key lies within.
 func (h wireHolder) holds(k resource.Kind, body map[string]any) bool {
-	v := fmt.Sprint(body[mustKey(k)])
+	v := fmt.Sprint(body[keyField(k)])
 	switch k {
 	case resource.KindNamespace, resource.KindVLANGroup:
 		return h.Name == v
@@ -64,7 +64,8 @@ func (h wireHolder) holds(k resource.Kind, body map[string]any) bool {
 	return fmt.Sprint(h.ASN) == v
 }
 
-func mustKey(k resource.Kind) string {
+// keyField is the body field, and filter, of a kind's own key.
+func keyField(k resource.Kind) string {
 	_, key, _ := keyFields(k)
 	return key
 }
