@@ -60,32 +60,15 @@ func (r *run[B]) claim(ctx context.Context, k resource.Kind, h *held[B]) error {
 		return nil
 	}
 	refused := h.list
-	c := r.w.(Claimer[B])
 	items := make([]Item[B], len(refused))
 	for i, f := range refused {
 		items[i] = f.it
 	}
-	ids, err := c.Claimed(ctx, k, items)
-	if err != nil {
-		for _, f := range refused {
-			r.fail(f.it.Change, f.msg)
-		}
-		return fmt.Errorf("read who holds the keys of %d refused %s creates: %w", len(refused), k, err)
+	free, err := r.updateClaimed(ctx, k, items, "refused ")
+	for _, i := range free {
+		r.fail(refused[i].it.Change, refused[i].msg)
 	}
-	var updates []Item[B]
-	for i, f := range refused {
-		if id, ok := ids[i]; ok {
-			updates = append(updates, c.AsUpdate(f.it, id))
-			continue
-		}
-		r.fail(f.it.Change, f.msg)
-	}
-	if len(updates) == 0 {
-		return nil
-	}
-	r.opt.Log.Info("creates found their keys held by their owner's objects, written by an earlier run after this plan read the target: updated them instead",
-		"kind", string(k), "objects", len(updates))
-	return r.w.Write(ctx, Batch[B]{Kind: k, Op: Update, Items: updates}, &Report[B]{r: r})
+	return err
 }
 
 // preclaim writes the creates of b whose keys the server does not keep
@@ -108,27 +91,47 @@ func (r *run[B]) preclaim(ctx context.Context, b Batch[B]) (Batch[B], error) {
 	if len(unguarded) == 0 {
 		return b, nil
 	}
-	ids, err := c.Claimed(ctx, b.Kind, unguarded)
+	free, err := r.updateClaimed(ctx, b.Kind, unguarded, "")
 	if err != nil {
-		return b, fmt.Errorf("read who holds the keys of %d %s creates: %w", len(unguarded), b.Kind, err)
+		return b, err
 	}
-	var updates []Item[B]
-	for i, it := range unguarded {
-		if id, ok := ids[i]; ok {
-			updates = append(updates, c.AsUpdate(it, id))
-		} else {
-			rest = append(rest, it)
-		}
-	}
-	if len(updates) > 0 {
-		r.opt.Log.Info("creates found their keys, which the server does not keep unique, held by their owner's objects (an earlier run's writes): updated them instead",
-			"kind", string(b.Kind), "objects", len(updates))
-		if err := r.w.Write(ctx, Batch[B]{Kind: b.Kind, Op: Update, Items: updates}, &Report[B]{r: r}); err != nil {
-			return b, err
-		}
+	for _, i := range free {
+		rest = append(rest, unguarded[i])
 	}
 	b.Items = rest
 	return b, nil
+}
+
+// updateClaimed asks the Claimer who holds the keys of items, creates of
+// kind k, writes those an object of the item's own owner holds as updates
+// of it, and returns the indexes of the others: all of them when the
+// holders could not be read. what says which creates they are, for the
+// error.
+func (r *run[B]) updateClaimed(ctx context.Context, k resource.Kind, items []Item[B], what string) ([]int, error) {
+	c := r.w.(Claimer[B])
+	ids, err := c.Claimed(ctx, k, items)
+	if err != nil {
+		all := make([]int, len(items))
+		for i := range all {
+			all[i] = i
+		}
+		return all, fmt.Errorf("read who holds the keys of %d %s%s creates: %w", len(items), what, k, err)
+	}
+	var updates []Item[B]
+	var free []int
+	for i, it := range items {
+		if id, ok := ids[i]; ok {
+			updates = append(updates, c.AsUpdate(it, id))
+		} else {
+			free = append(free, i)
+		}
+	}
+	if len(updates) == 0 {
+		return free, nil
+	}
+	r.opt.Log.Info("creates found their keys held by their owner's objects (an earlier run's writes the plan did not see): updated them instead",
+		"kind", string(k), "objects", len(updates))
+	return free, r.w.Write(ctx, Batch[B]{Kind: k, Op: Update, Items: updates}, &Report[B]{r: r})
 }
 
 // holds says whether rep's refused creates wait for claim.

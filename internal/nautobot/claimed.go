@@ -102,8 +102,6 @@ func (a *applier) Claimed(ctx context.Context, k resource.Kind, items []item) (m
 		}
 		groups[g] = append(groups[g], i)
 	}
-	tag, _ := a.c.refID(refTag, a.c.cfg.Tag)
-	m := a.c.ownerMarker()
 	out := map[int]string{}
 	const chunk = 100
 	for _, g := range slices.Sorted(maps.Keys(groups)) {
@@ -124,8 +122,7 @@ func (a *applier) Claimed(ctx context.Context, k resource.Kind, items []item) (m
 			for _, i := range part {
 				want := items[i].Change.Desired.Meta().Owner
 				for _, h := range got {
-					tagged := tag != "" && slices.ContainsFunc(h.Tags, func(r ref) bool { return r.ID == tag })
-					if h.holds(k, items[i].Body) && m.Owner(tagged, h.CustomFields) == want {
+					if h.holds(k, items[i].Body) && a.c.ownerOf(h.base) == want {
 						out[i] = h.ID
 					}
 				}

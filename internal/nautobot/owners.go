@@ -20,12 +20,17 @@ func (a *applier) Owners(ctx context.Context, k resource.Kind, ids []string) (ma
 	if err != nil {
 		return nil, err
 	}
-	tag, _ := a.c.refID(refTag, a.c.cfg.Tag)
-	m := a.c.ownerMarker()
 	out := make(map[string]resource.Owner, len(got))
 	for _, b := range got {
-		tagged := tag != "" && slices.ContainsFunc(b.Tags, func(r ref) bool { return r.ID == tag })
-		out[b.ID] = m.Owner(tagged, b.CustomFields)
+		out[b.ID] = a.c.ownerOf(b)
 	}
 	return out, nil
+}
+
+// ownerOf is the owner b's marker names, by the marker tag's id as the
+// client knows it now.
+func (c *Client) ownerOf(b base) resource.Owner {
+	tag, _ := c.refID(refTag, c.cfg.Tag)
+	tagged := tag != "" && slices.ContainsFunc(b.Tags, func(r ref) bool { return r.ID == tag })
+	return c.ownerMarker().Owner(tagged, b.CustomFields)
 }
