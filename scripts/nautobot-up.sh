@@ -8,6 +8,7 @@
 #   scripts/nautobot-up.sh stop    stop Nautobot, PostgreSQL and Redis of this state dir
 #   scripts/nautobot-up.sh url     print the URL of the running server
 #   scripts/nautobot-up.sh token   print its API token (40 characters)
+#   scripts/nautobot-up.sh stall S stop its uWSGI workers for S seconds (SIGSTOP, then SIGCONT in the background)
 #   scripts/nautobot-up.sh shell   run the Python on stdin in its nautobot-server shell
 #                                  (shell --command CODE: run CODE, which may read stdin)
 #
@@ -208,6 +209,10 @@ start) start ;;
 stop) stop ;;
 url) if pidfile_running "$D/uwsgi.pid"; then echo "$URL"; else log "not running ($D)"; exit 1; fi ;;
 token) cat "$TOKEN" ;;
+stall)
+  [ $# -eq 2 ] || { echo "usage: $0 stall SECONDS" >&2; exit 2; }
+  stall_workers "$D/uwsgi.pid" "$2"
+  ;;
 shell)
   # Runs the Python on stdin in the instance's nautobot-server shell, for
   # loading benchmark data straight into the database; further arguments
@@ -217,7 +222,7 @@ shell)
   exec "$VENV/bin/nautobot-server" shell --interface python "$@"
   ;;
 *)
-  echo "usage: $0 start|stop|url|token|shell" >&2
+  echo "usage: $0 start|stop|url|token|shell|stall SECONDS" >&2
   exit 2
   ;;
 esac

@@ -8,6 +8,7 @@
 #   scripts/netbox-up.sh stop    stop NetBox, PostgreSQL and Redis of this state dir
 #   scripts/netbox-up.sh url     print the URL of the running server
 #   scripts/netbox-up.sh token   print its v2 API token (nbt_<key>.<secret>; send it as "Bearer <token>")
+#   scripts/netbox-up.sh stall S stop its gunicorn workers for S seconds (SIGSTOP, then SIGCONT in the background)
 #
 # Env:
 #   NETBOX_VERSION   4.7.3 (default; the 4.7 line)
@@ -184,8 +185,12 @@ start) start ;;
 stop) stop ;;
 url) if pidfile_running "$D/gunicorn.pid"; then echo "$URL"; else log "not running ($D)"; exit 1; fi ;;
 token) cat "$TOKEN" ;;
+stall)
+  [ $# -eq 2 ] || { echo "usage: $0 stall SECONDS" >&2; exit 2; }
+  stall_workers "$D/gunicorn.pid" "$2"
+  ;;
 *)
-  echo "usage: $0 start|stop|url|token" >&2
+  echo "usage: $0 start|stop|url|token|stall SECONDS" >&2
   exit 2
   ;;
 esac

@@ -129,7 +129,9 @@ func (r *run[B]) updateClaimed(ctx context.Context, k resource.Kind, items []Ite
 	if len(updates) == 0 {
 		return free, nil
 	}
-	r.opt.Log.Info("creates found their keys held by their owner's objects (an earlier run's writes the plan did not see): updated them instead",
+	// A warning, so that a person at the terminal reads it: the run
+	// converged on objects it did not create itself.
+	r.opt.Log.Warn("creates found their objects already written by an earlier run of their owner (killed, or its answer lost, after this plan read the target): updated them to the plan instead",
 		"kind", string(k), "objects", len(updates))
 	return free, r.w.Write(ctx, Batch[B]{Kind: k, Op: Update, Items: updates}, &Report[B]{r: r})
 }

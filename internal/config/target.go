@@ -28,6 +28,9 @@ type NetBox struct {
 	Concurrency        int           `yaml:"concurrency"`
 	Timeout            time.Duration `yaml:"timeout"`
 	InsecureSkipVerify bool          `yaml:"insecure_skip_verify"`
+	// RequestDeadline is how long NetBox may still be writing a request
+	// ipsync gave up on (gunicorn's timeout).
+	RequestDeadline time.Duration `yaml:"request_deadline"`
 	// RIR is the RIR new ASNs get: NetBox requires one on every ASN.
 	RIR string `yaml:"rir"`
 	// LocationScope says what a location name of the spec means in

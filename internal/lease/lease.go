@@ -1,4 +1,5 @@
-// Package lease gives one agent per owner the right to write, using a tag
+// Package lease gives one agent per owner the right to write (and one
+// apply the record of its creates on their way, netbox's intents), using a tag
 // in the target (Nautobot or NetBox) as the lock: both servers keep tag
 // names unique, so of two agents creating the same lease tag exactly one
 // succeeds, without relying on conditional writes. The tag's description
@@ -133,6 +134,12 @@ func (l *Lease) Acquire(ctx context.Context) (bool, error) {
 	return l.create(ctx, desc)
 }
 
+// Take takes a lease the caller has just read to be free: one create, no
+// read first. It reports false when another holder took it meanwhile.
+func (l *Lease) Take(ctx context.Context) (bool, error) {
+	return l.create(ctx, record{l.cfg.Holder, l.cfg.Clock.Now().Add(l.cfg.TTL)}.String())
+}
+
 // create contends for a free lease by creating its tag.
 func (l *Lease) create(ctx context.Context, desc string) (bool, error) {
 	body := l.fields(l.TagName())
@@ -181,20 +188,27 @@ func (l *Lease) Release(ctx context.Context) error {
 
 // Holder returns who holds the lease now, for the status page.
 func (l *Lease) Holder(ctx context.Context) (string, error) {
+	holder, _, err := l.Expiry(ctx)
+	return holder, err
+}
+
+// Expiry returns who holds the lease now and until when; holder is ""
+// when nobody does.
+func (l *Lease) Expiry(ctx context.Context) (holder string, until time.Time, err error) {
 	var page struct {
 		Results []tag `json:"results"`
 	}
 	if _, err := l.api.Call(ctx, http.MethodGet, tagsPath, l.byName(), nil, &page); err != nil {
-		return "", err
+		return "", time.Time{}, err
 	}
 	if len(page.Results) == 0 {
-		return "", nil
+		return "", time.Time{}, nil
 	}
 	rec, ok := parseRecord(page.Results[0].Description)
 	if !ok || !l.cfg.Clock.Now().Before(rec.expires) {
-		return "", nil
+		return "", time.Time{}, nil
 	}
-	return rec.holder, nil
+	return rec.holder, rec.expires, nil
 }
 
 const tagsPath = "/api/extras/tags/"

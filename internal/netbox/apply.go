@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/ipsync/ipsync/internal/bulkwrite"
 	"github.com/ipsync/ipsync/internal/httpapi"
@@ -25,6 +26,10 @@ type applier struct {
 	// versions are the versions objects have after an interim write,
 	// for the If-Match of their own write.
 	versions *versions
+	// intents are the records of racy creates on their way (intent.go);
+	// unanswered says a write went without an answer, so they may be.
+	intents    *intents
+	unanswered atomic.Bool
 }
 
 // Apply writes the changes in dependency order, in bulk requests of
@@ -47,9 +52,14 @@ func (c *Client) ApplySaved(ctx context.Context, changes []plan.Change) (ApplyRe
 }
 
 func (c *Client) apply(ctx context.Context, changes []plan.Change, saved bool) (ApplyResult, error) {
-	a := &applier{c: c, t: &httpapi.Tally{}, saved: saved, versions: &versions{m: map[resource.Key]string{}}}
-	return bulkwrite.Apply(ctx, a, changes, bulkwrite.Options{BatchSize: c.cfg.BatchSize, Server: "netbox",
+	a := &applier{c: c, t: &httpapi.Tally{}, saved: saved, versions: &versions{m: map[resource.Key]string{}},
+		intents: &intents{held: map[intentKey]*intent{}}}
+	res, err := bulkwrite.Apply(ctx, a, changes, bulkwrite.Options{BatchSize: c.cfg.BatchSize, Server: "netbox",
 		Precondition: saved, Tally: a.t, Progress: c.progress, Log: c.log})
+	a.intents.mu.Lock()
+	a.releaseIntents(context.WithoutCancel(ctx), func(intentKey) bool { return true })
+	a.intents.mu.Unlock()
+	return res, err
 }
 
 // Item builds the request object of one change.

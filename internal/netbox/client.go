@@ -42,9 +42,12 @@ func WithProgress(p Progress) Option { return func(c *Client) { c.progress = p }
 
 // Client talks to one NetBox. It is safe for concurrent use.
 type Client struct {
-	cfg      Config
-	http     *http.Client
-	clock    clock.Clock
+	cfg   Config
+	http  *http.Client
+	clock clock.Clock
+	// holder names this client in the records of its creates on their
+	// way (intent.go).
+	holder   string
 	log      *slog.Logger
 	progress Progress
 	api      *httpapi.Client
@@ -65,7 +68,7 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{cfg: cfg, clock: clock.Real(), log: logger.With("component", "netbox", "host", base.Host),
-		progress: noProgress{}, own: map[resource.Key]int{}}
+		progress: noProgress{}, own: map[resource.Key]int{}, holder: holderName()}
 	for _, o := range opts {
 		o(c)
 	}

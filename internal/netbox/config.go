@@ -23,6 +23,13 @@ type Config struct {
 	// effect with WithHTTPClient, whose transport is used as given.
 	InsecureSkipVerify bool
 	Timeout            time.Duration // per request attempt; default 60s
+	// RequestDeadline is how long NetBox may go on with a request after
+	// ipsync gave up on it: its gunicorn timeout, after which the worker
+	// is killed and its transaction rolled back. A create whose answer was
+	// lost is sent again only once that has passed or its objects are
+	// found, where NetBox would keep a second copy. Default 120s (NetBox's
+	// sample gunicorn.py), and never less than Timeout.
+	RequestDeadline time.Duration
 	// MaxRetries is how often a failed request is retried; default 5,
 	// negative for none.
 	MaxRetries int
@@ -67,6 +74,10 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Timeout <= 0 {
 		c.Timeout = 60 * time.Second
 	}
+	if c.RequestDeadline <= 0 {
+		c.RequestDeadline = 120 * time.Second
+	}
+	c.RequestDeadline = max(c.RequestDeadline, c.Timeout)
 	switch {
 	case c.MaxRetries == 0:
 		c.MaxRetries = 5

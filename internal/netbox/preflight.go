@@ -3,7 +3,9 @@ package netbox
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 
 	"github.com/ipsync/ipsync/internal/ownership"
 	"github.com/ipsync/ipsync/internal/plan"
@@ -20,9 +22,14 @@ func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 	seen := map[string]bool{}
 	var marked []string // object types that get the marker
 	fields := map[string][]string{}
+	intents := map[string]*intent{} // tag name -> the intent of an owner with creates that may be racy
 	for _, ch := range writes {
 		if ch.Action == plan.Delete {
 			continue
+		}
+		if ch.Action == plan.Create && mayBeRacy(ch.Key.Kind) {
+			in := a.intents.of(a, ch.Desired.Meta().Owner, ch.Key.Kind)
+			intents[in.l.TagName()] = in
 		}
 		if ep, ok := endpointOf(ch.Key.Kind); ok && !seen[ep.ot] {
 			seen[ep.ot] = true
@@ -40,12 +47,22 @@ func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 			return fmt.Errorf("apply: read lookups: %w", err)
 		}
 	}
-	tags, err := sweep[named](ctx, a.c, pathTags, url.Values{"name": {a.c.cfg.Tag}, "fields": {"id,name,slug,object_types"}}, a.t)
+	// The intents of the owners' racy creates are read with the marker:
+	// one that is not there is taken without another read.
+	names := append([]string{a.c.cfg.Tag}, slices.Sorted(maps.Keys(intents))...)
+	tags, err := sweep[named](ctx, a.c, pathTags, url.Values{"name": names, "fields": {"id,name,slug,object_types"}}, a.t)
 	if err != nil {
 		return fmt.Errorf("apply: read the marker tag: %w", err)
 	}
+	for _, in := range intents {
+		in.free = true
+	}
 	found := ownership.Found{Fields: map[string][]string{}}
 	for _, t := range tags {
+		if in, ok := intents[t.Name]; ok {
+			in.free = false
+			continue
+		}
 		if t.Name == a.c.cfg.Tag {
 			a.c.learnTag(t)
 			found.Tag = true

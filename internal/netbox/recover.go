@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
+	"time"
 
+	"github.com/ipsync/ipsync/internal/bulkwrite"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -97,20 +100,60 @@ func bodyKey(k resource.Kind, b map[string]any) (key, filter string, ok bool) {
 
 // alreadyWritten parts the items of a create whose outcome is unknown into
 // those NetBox has (their ids set, by lostCreates) and those still to send.
-func (a *applier) alreadyWritten(ctx context.Context, ep endpoint, items []item) (written, rest []item, err error) {
-	found, err := a.lostCreates(ctx, ep, items)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, it := range items {
-		if id, ok := found[it.Change.Key]; ok {
-			it.ID = strconv.Itoa(id)
-			written = append(written, it)
-		} else {
-			rest = append(rest, it)
+// Until until, the moment NetBox is done with every attempt sent, it looks
+// again while a racy item is missing: that attempt may still be running,
+// and a second copy sent now would be kept.
+func (a *applier) alreadyWritten(ctx context.Context, ep endpoint, items []item, until time.Time) (written, rest []item, err error) {
+	waiting := false
+	err = bulkwrite.AwaitOutcome(ctx, a.c.clock, until, func(ctx context.Context) (bool, error) {
+		found, err := a.lostCreates(ctx, ep, items)
+		if err != nil {
+			return false, err
 		}
+		written, rest = nil, nil
+		for _, it := range items {
+			if id, ok := found[it.Change.Key]; ok {
+				it.ID = strconv.Itoa(id)
+				written = append(written, it)
+			} else {
+				rest = append(rest, it)
+			}
+		}
+		missing := slices.ContainsFunc(rest, a.racy)
+		if missing && !waiting && a.c.clock.Now().Before(until) {
+			waiting = true
+			a.c.log.Warn("a create's answer was lost and netbox may still be writing it: waiting for its outcome before sending it again, since netbox would keep a second copy",
+				"path", ep.path, "objects", len(rest), "until", until)
+		}
+		return missing, nil
+	})
+	return written, rest, err
+}
+
+// racy says whether NetBox would write a second copy of the create it
+// sent while the first is still being written: its key is unique in no
+// database constraint. A VRF's name and a scopeless VLAN group's are not
+// unique at all (Unguarded); a prefix or an address is refused as a
+// duplicate only by a check before the write, which sees nothing of a
+// transaction not yet committed. A VLAN's group and vid, a scoped group's
+// name and an ASN are unique constraints: a second copy waits for the
+// first and is refused.
+func (a *applier) racy(it item) bool {
+	switch it.Change.Key.Kind {
+	case resource.KindPrefix, resource.KindIPAddress:
+		return true
 	}
-	return written, rest, nil
+	return a.Unguarded(it)
+}
+
+// mayBeRacy says whether a create of kind k may be racy, as far as the
+// kind tells.
+func mayBeRacy(k resource.Kind) bool {
+	switch k {
+	case resource.KindNamespace, resource.KindVLANGroup, resource.KindPrefix, resource.KindIPAddress:
+		return true
+	}
+	return false
 }
 
 // lostCreates finds which of the items an earlier attempt of their create

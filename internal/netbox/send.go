@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ipsync/ipsync/internal/bulkwrite"
 	"github.com/ipsync/ipsync/internal/httpapi"
@@ -37,7 +38,14 @@ func (a *applier) Write(ctx context.Context, b bulkwrite.Batch[map[string]any], 
 		return nil
 	}
 	method := methodOf(b.Op)
-	if !a.saved || b.Op == bulkwrite.Create {
+	if b.Op == bulkwrite.Create {
+		items, err := a.intend(ctx, ep, b.Items, rep)
+		if err != nil {
+			return err
+		}
+		return a.send(ctx, ep, method, items, rep)
+	}
+	if !a.saved {
 		return a.send(ctx, ep, method, b.Items, rep)
 	}
 	tasks := make([]func(context.Context) error, len(b.Items))
@@ -77,6 +85,7 @@ func (a *applier) send(ctx context.Context, ep endpoint, method string, items []
 func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pending []item, rep *report) ([]item, error) {
 	var existed []item
 	var answer []written
+	var lastSend time.Time // of the newest attempt, which may still be running
 	r := httpapi.Request{Method: method, Path: ep.path, Tally: a.t, Answer500: true,
 		Decode: func(b []byte) error {
 			if method == http.MethodDelete {
@@ -90,7 +99,7 @@ func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pen
 				// An earlier attempt may have been committed before its
 				// answer was lost. NetBox chooses the ids, so what that
 				// attempt made is found by natural key and owner.
-				written, rest, err := a.alreadyWritten(ctx, ep, pending)
+				written, rest, err := a.alreadyWritten(ctx, ep, pending, lastSend.Add(a.c.cfg.RequestDeadline))
 				if err != nil {
 					return nil, false, err
 				}
@@ -99,6 +108,7 @@ func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pen
 					return nil, true, nil
 				}
 			}
+			lastSend = a.c.clock.Now()
 			bodies := make([]map[string]any, len(pending))
 			for i, it := range pending {
 				bodies[i] = it.Body
@@ -118,6 +128,7 @@ func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pen
 	case errors.Is(err, httpapi.ErrSkipped):
 		return nil, nil
 	case err != nil:
+		a.unanswered.Store(true)
 		return nil, fmt.Errorf("apply: %w", err)
 	case resp.Status >= 200 && resp.Status < 300:
 		done, err := a.check(ep, method, pending, answer)
@@ -133,7 +144,8 @@ func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pen
 			// NetBox rolls a failed request's transaction back, but a
 			// 500 raised after the commit (rendering the answer) leaves
 			// the objects written: what exists now is not sent again.
-			written, rest, err := a.alreadyWritten(ctx, ep, pending)
+			// The answer came, so the request is over: no waiting.
+			written, rest, err := a.alreadyWritten(ctx, ep, pending, time.Time{})
 			if err != nil {
 				return nil, fmt.Errorf("apply: netbox answers HTTP 500 to a create at %s and fails a read there too: %w", ep.path, err)
 			}

@@ -89,6 +89,23 @@ stop_pg_redis() {
 # pidfile_running PIDFILE: the process it names is alive.
 pidfile_running() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
+# stall_workers PIDFILE SECONDS: stop the worker processes of the server
+# whose master PIDFILE names (SIGSTOP), and let them go on after SECONDS
+# (SIGCONT), in the background; returns once they are stopped. A request a
+# worker holds, or one waiting in the listen queue, is then still being
+# processed after a client that gave up on it: the server-side half of a
+# lost answer. The master keeps running, as when one worker hangs.
+stall_workers() {
+  pidfile_running "$1" || { log "not running"; return 1; }
+  local workers; workers=$(pgrep -P "$(cat "$1")" | tr '\n' ' ')
+  [ -n "$workers" ] || { log "no workers under $(cat "$1")"; return 1; }
+  # shellcheck disable=SC2086 # one pid a word
+  kill -STOP $workers
+  # shellcheck disable=SC2086
+  setsid nohup sh -c "sleep $2; kill -CONT $workers" >/dev/null 2>&1 </dev/null &
+  log "workers $workers stalled for $2 s"
+}
+
 # stop_pidfile PIDFILE SIGNAL: signal the process, wait up to 15 s, then kill it.
 stop_pidfile() {
   if pidfile_running "$1"; then

@@ -34,9 +34,14 @@ type Fault struct {
 	// every one until ClearFaults.
 	Times int
 
-	Latency    time.Duration // added before the request is handled
-	Status     int           // answer with this status instead of handling it (5xx, 429)
-	RetryAfter int           // seconds, sent with Status 429
+	Latency time.Duration // added before the request is handled
+	// Stall holds the request this long and then handles it whether or
+	// not the client still waits, as a stalled worker does: a write
+	// commits after the client gave up on it, and a retry sent meanwhile
+	// finds nothing yet.
+	Stall      time.Duration
+	Status     int // answer with this status instead of handling it (5xx, 429)
+	RetryAfter int // seconds, sent with Status 429
 	Reset      Reset
 	Truncate   bool // handle the request, then send only half the body
 	EndEarly   bool // list pages: "next" is null although more remain
@@ -94,6 +99,12 @@ func (h *Handler) ResetCounts() { h.counts.Reset() }
 func (h *Handler) serveFaulted(w http.ResponseWriter, r *http.Request, f *Fault) {
 	if f.Latency > 0 {
 		if err := sleep(r.Context(), f.Latency); err != nil {
+			return
+		}
+	}
+	if f.Stall > 0 {
+		r = r.WithContext(context.WithoutCancel(r.Context()))
+		if err := sleep(r.Context(), f.Stall); err != nil {
 			return
 		}
 	}

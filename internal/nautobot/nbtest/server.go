@@ -5,6 +5,7 @@
 //	IPSYNC_NAUTOBOT_URL, IPSYNC_NAUTOBOT_TOKEN          a Nautobot 3.x
 //	IPSYNC_NAUTOBOT_LTM_URL, IPSYNC_NAUTOBOT_LTM_TOKEN  a Nautobot 2.4 LTM
 //	IPSYNC_NAUTOBOT_SHELL, IPSYNC_NAUTOBOT_LTM_SHELL    their `scripts/nautobot-up.sh shell`, for tests that need one
+//	IPSYNC_NAUTOBOT_STALL, IPSYNC_NAUTOBOT_LTM_STALL    their `scripts/nautobot-up.sh stall`, for tests of a stalled server
 //
 // (scripts/nautobot-up.sh start prints the URL; `token` prints the token.)
 // A real server is emptied of everything ipsync or a test may have made
@@ -19,9 +20,11 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/reqcount"
+	"github.com/ipsync/ipsync/internal/serverstall"
 )
 
 // Seed is what the tests refer to and Nautobot owns. A real server has it
@@ -45,6 +48,29 @@ type Server struct {
 	// shell runs the Python on its stdin in the server's nautobot-server
 	// shell (a sh command line); shellVar is where it came from.
 	shell, shellVar string
+	// stall stops the server's workers for the seconds appended (a sh
+	// command line); stallVar is where it came from.
+	stall, stallVar string
+}
+
+// Staller returns what holds requests for a test of a stalled server.
+// On a real server it stops every worker for d (scripts/nautobot-up.sh
+// stall, named by IPSYNC_NAUTOBOT_STALL or IPSYNC_NAUTOBOT_LTM_STALL; tb
+// is skipped, saying so, where the environment does not name it); the
+// emulator holds the next request of method to path for d. Either way
+// the request held is handled after a client that gave up on it. The
+// function returned may be called from any goroutine.
+func (s *Server) Staller(tb testing.TB) func(method, path string, d time.Duration) {
+	tb.Helper()
+	if s.emu != nil {
+		return func(method, path string, d time.Duration) {
+			s.emu.Inject(nautobottest.Fault{Method: method, PathPrefix: path, Times: 1, Stall: d})
+		}
+	}
+	if s.stall == "" {
+		tb.Skipf("set %s to a command running `scripts/nautobot-up.sh stall` for this server (with its NAUTOBOT_* settings) to run", s.stallVar)
+	}
+	return func(_, _ string, d time.Duration) { serverstall.Run(tb, s.stall, d) }
 }
 
 // Shell is the command line that runs the Python on its stdin in a real
@@ -183,11 +209,11 @@ func Emulator(t testing.TB, opts ...nautobottest.Option) *Server {
 
 // line is one real server the environment may name: its URL and token,
 // and the command that runs Python in its nautobot-server shell.
-type line struct{ urlVar, tokenVar, shellVar, what string }
+type line struct{ urlVar, tokenVar, shellVar, stallVar, what string }
 
 var lines = []line{
-	{"IPSYNC_NAUTOBOT_URL", "IPSYNC_NAUTOBOT_TOKEN", "IPSYNC_NAUTOBOT_SHELL", "Nautobot 3.x"},
-	{"IPSYNC_NAUTOBOT_LTM_URL", "IPSYNC_NAUTOBOT_LTM_TOKEN", "IPSYNC_NAUTOBOT_LTM_SHELL", "Nautobot 2.4 LTM"},
+	{"IPSYNC_NAUTOBOT_URL", "IPSYNC_NAUTOBOT_TOKEN", "IPSYNC_NAUTOBOT_SHELL", "IPSYNC_NAUTOBOT_STALL", "Nautobot 3.x"},
+	{"IPSYNC_NAUTOBOT_LTM_URL", "IPSYNC_NAUTOBOT_LTM_TOKEN", "IPSYNC_NAUTOBOT_LTM_SHELL", "IPSYNC_NAUTOBOT_LTM_STALL", "Nautobot 2.4 LTM"},
 }
 
 // Each runs fn as a subtest against the emulator and then against each
@@ -216,6 +242,7 @@ func EachReal(t *testing.T, fn func(t *testing.T, s *Server)) {
 			t.Fatalf("%s from %s: %v", l.what, l.urlVar, err)
 		}
 		s.shell, s.shellVar = os.Getenv(l.shellVar), l.shellVar
+		s.stall, s.stallVar = os.Getenv(l.stallVar), l.stallVar
 		t.Run(s.Name, func(t *testing.T) {
 			s.url = s.real.start(t, true).URL
 			fn(t, s)

@@ -9,14 +9,20 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ipsync/ipsync/internal/reqcount"
+	"github.com/ipsync/ipsync/internal/serverstall"
 )
 
 // The environment variables that name the real NetBox.
 const (
 	URLEnv   = "IPSYNC_NETBOX_URL"
 	TokenEnv = "IPSYNC_NETBOX_TOKEN"
+	// StallEnv names a command running `scripts/netbox-up.sh stall` for
+	// that server (with its NETBOX_* settings), for tests of a stalled
+	// server.
+	StallEnv = "IPSYNC_NETBOX_STALL"
 )
 
 // Server is the real NetBox a test runs against, behind a counting proxy.
@@ -74,6 +80,19 @@ func start(tb testing.TB, after bool) *Server {
 		}
 	})
 	return s
+}
+
+// Staller returns what stops the server's gunicorn workers for d (the
+// command StallEnv names; tb is skipped, saying so, without it): a
+// request NetBox holds then is still being processed after a client that
+// gave up on it. The function may be called from any goroutine.
+func (s *Server) Staller(tb testing.TB) func(d time.Duration) {
+	tb.Helper()
+	command := os.Getenv(StallEnv)
+	if command == "" {
+		tb.Skipf("set %s to a command running `scripts/netbox-up.sh stall` for this server (with its NETBOX_* settings) to run", StallEnv)
+	}
+	return func(d time.Duration) { serverstall.Run(tb, command, d) }
 }
 
 // errNotNamed: the environment names no NetBox.
