@@ -3,7 +3,6 @@ package nautobot
 import (
 	"context"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,53 +12,59 @@ import (
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/serverstall"
 )
 
-// stallFirst stalls the server as the first create at each of paths goes
-// out: the create reaches a server that holds it past the client's
-// timeout and handles it after, while the client looks for what it wrote
-// and decides whether to send it again.
-type stallFirst struct {
-	next  http.RoundTripper
-	stall func(method, path string, d time.Duration)
-	d     time.Duration
-
-	mu    sync.Mutex
-	paths map[string]bool // not stalled yet
-}
-
-func (s *stallFirst) RoundTrip(r *http.Request) (*http.Response, error) {
-	s.mu.Lock()
-	hit := r.Method == http.MethodPost && s.paths[r.URL.Path]
-	if hit {
-		delete(s.paths, r.URL.Path)
-	}
-	s.mu.Unlock()
-	if hit {
-		s.stall(r.Method, r.URL.Path, s.d)
-	}
-	return s.next.RoundTrip(r)
-}
+// lostAnswerPaths are the creates the tests of lost answers hold or
+// stall: one of each kind.
+var lostAnswerPaths = []string{"/api/ipam/namespaces/", "/api/ipam/vlan-groups/", "/api/ipam/vlans/", "/api/ipam/prefixes/", "/api/ipam/ip-addresses/"}
 
 // TestStallLongerThanTheTimeout: the server stalls (its workers stopped)
 // as each kind's create goes out, for longer than the client's timeout.
 // The create is then still in the server's hands while the client gives
 // up, looks for what it wrote and sends it again. Every kind ends written
 // once, reported written, with no refusal and nothing left to plan.
-func TestStallLongerThanTheTimeout(t *testing.T) { nbtest.Each(t, stallLongerThanTheTimeout) }
+func TestStallLongerThanTheTimeout(t *testing.T) {
+	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) {
+		staller := srv.Staller(t)
+		stall := &serverstall.StallFirst{Next: transportOf(srv), Paths: lostAnswerPaths,
+			Stall: func(path string) { staller(http.MethodPost, path, 3*time.Second) }}
+		applyLosingAnswers(t, srv, stall, func() {})
+		if stall.Stalled() != len(lostAnswerPaths) {
+			t.Errorf("%d of the %d kinds' creates were stalled", stall.Stalled(), len(lostAnswerPaths))
+		}
+	})
+}
 
-func stallLongerThanTheTimeout(t *testing.T, srv *nbtest.Server) {
+// TestLostAnswerWhileStillRunning: each kind's create loses its answer
+// at once and reaches the server two seconds later, while the client
+// looks for it and sends it again: Nautobot refuses the second copy of
+// every key ipsync writes, and the refusal is taken for the first
+// attempt's write.
+func TestLostAnswerWhileStillRunning(t *testing.T) {
+	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) {
+		hold := &serverstall.HoldFirst{Next: transportOf(srv), Paths: lostAnswerPaths, Hold: 2 * time.Second}
+		applyLosingAnswers(t, srv, hold, hold.Wait)
+		if hold.Held() != len(lostAnswerPaths) {
+			t.Errorf("%d of the %d kinds' creates lost their answers", hold.Held(), len(lostAnswerPaths))
+		}
+	})
+}
+
+func transportOf(srv *nbtest.Server) http.RoundTripper {
+	if c := srv.Client(); c != nil && c.Transport != nil {
+		return c.Transport
+	}
+	return http.DefaultTransport
+}
+
+// applyLosingAnswers plans one object of each kind and applies the plan
+// with its writes sent through rt, on a short timeout, then checks that
+// each object was written once, reported written, and that nothing is
+// left to plan. settle waits for requests still on their way.
+func applyLosingAnswers(t *testing.T, srv *nbtest.Server, rt http.RoundTripper, settle func()) {
+	t.Helper()
 	ctx := context.Background()
-	kinds := []string{"/api/ipam/namespaces/", "/api/ipam/vlan-groups/", "/api/ipam/vlans/", "/api/ipam/prefixes/", "/api/ipam/ip-addresses/"}
-	paths := map[string]bool{}
-	for _, p := range kinds {
-		paths[p] = true
-	}
-	next := srv.Client().Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	stall := &stallFirst{next: next, stall: srv.Staller(t), d: 3 * time.Second, paths: paths}
 	e := newEnvOn(t, srv, nil, false)
 	sc := scope.Scope{Owner: owner, Namespaces: []string{"site"}, VLANGroups: []string{"floating"}}
 	// Connected and planned with the usual timeout (Nautobot's status
@@ -70,7 +75,7 @@ func stallLongerThanTheTimeout(t *testing.T, srv *nbtest.Server) {
 		t.Fatal(err)
 	}
 	e.sendWith(func(c *httpapi.Config) {
-		c.Timeout, c.MaxRetries, c.Clock, c.HTTP = time.Second, 8, clock.Real(), &http.Client{Transport: stall}
+		c.Timeout, c.MaxRetries, c.Clock, c.HTTP = time.Second, 8, clock.Real(), &http.Client{Transport: rt}
 	})
 	desired := []resource.Object{
 		&resource.Namespace{M: meta(), Name: "site"},
@@ -82,13 +87,11 @@ func stallLongerThanTheTimeout(t *testing.T, srv *nbtest.Server) {
 		&resource.IPAddress{M: meta(), Namespace: "site", Address: pfx("10.0.1.6/24"), Status: "Active"},
 	}
 	res, err := e.c.Apply(ctx, plan.Make(desired, current, plan.DefaultPolicy(owner)).Changes)
+	settle()
 	if err != nil || len(res.Errors) != 0 {
 		t.Fatalf("Apply: %v, refused %v", err, res.Errors)
 	}
-	if len(stall.paths) != 0 {
-		t.Fatalf("creates at %v were never sent", stall.paths)
-	}
-	for _, p := range kinds {
+	for _, p := range lostAnswerPaths {
 		t.Logf("%s: %d POST", p, srv.Requests(http.MethodPost, p))
 	}
 	if res.Written != len(desired) {
@@ -110,6 +113,6 @@ func stallLongerThanTheTimeout(t *testing.T, srv *nbtest.Server) {
 		t.Fatal(err)
 	}
 	for _, ch := range plan.Make(desired, after, plan.DefaultPolicy(owner)).Changes {
-		t.Errorf("after the stalled apply the plan still has %s %s %v", ch.Action, ch.Key, ch.Fields)
+		t.Errorf("after the apply the plan still has %s %s %v", ch.Action, ch.Key, ch.Fields)
 	}
 }

@@ -57,7 +57,7 @@ func (c *Client) apply(ctx context.Context, changes []plan.Change, saved bool) (
 	res, err := bulkwrite.Apply(ctx, a, changes, bulkwrite.Options{BatchSize: c.cfg.BatchSize, Server: "netbox",
 		Precondition: saved, Tally: a.t, Progress: c.progress, Log: c.log})
 	a.intents.mu.Lock()
-	a.releaseIntents(context.WithoutCancel(ctx), func(intentKey) bool { return true })
+	a.releaseIntents(context.WithoutCancel(ctx), func(intentKey, *intent) bool { return true })
 	a.intents.mu.Unlock()
 	return res, err
 }

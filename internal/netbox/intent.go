@@ -23,9 +23,10 @@ import (
 // apply holds from before its first such create of the kind until its
 // creates of the kind are answered, or, if one is not, until
 // RequestDeadline after the last was sent. One per kind: a rerun waits
-// only for the kind a killed run was writing. A run killed with such a create on its way leaves the intent
-// behind, and a rerun that reads NetBox before that create commits would
-// otherwise plan and send it again. The rerun waits instead, until the
+// only for the kind a killed run was writing. A run killed with such a
+// create on its way leaves the intent behind, and a rerun that reads
+// NetBox before that create commits would otherwise plan and send it
+// again. The rerun waits instead, until the
 // objects appear or the intent expires, when NetBox has finished or
 // abandoned every request sent under it; what appeared is written as an
 // update of that object, as a refused create's holder is (bulkwrite's
@@ -56,6 +57,8 @@ type intent struct {
 	// free: the preflight found no intent of the owner, so the first
 	// take needs no read.
 	free bool
+	// sending counts the batches sent under it that have no answer yet.
+	sending int
 }
 
 // of is the intent of owner's creates of kind k, made on first use.
@@ -82,7 +85,8 @@ func holderName() string {
 // intend readies the creates of items for sending and returns those still
 // to create: for each owner with a racy create, it takes (or renews) the
 // owner's intent, waiting first for any other run's intent to be settled.
-func (a *applier) intend(ctx context.Context, ep endpoint, items []item, rep *report) ([]item, error) {
+// sent is to be called once the creates returned have their answers.
+func (a *applier) intend(ctx context.Context, ep endpoint, items []item, rep *report) ([]item, func(), error) {
 	racy := map[resource.Owner][]item{}
 	var out []item
 	for _, it := range items {
@@ -94,21 +98,38 @@ func (a *applier) intend(ctx context.Context, ep endpoint, items []item, rep *re
 		}
 	}
 	if len(racy) == 0 {
-		return items, nil
+		return items, func() {}, nil
 	}
 	a.intents.mu.Lock()
 	defer a.intents.mu.Unlock()
-	// Kinds are written one after another: those before this one have
-	// their answers, and nothing of theirs is on its way.
-	a.releaseIntents(ctx, func(k intentKey) bool { return k.kind != items[0].Change.Key.Kind })
+	// The intents of kinds written before this one are done with once no
+	// batch under them waits for an answer; this kind's is kept for its
+	// next batches.
+	kind := items[0].Change.Key.Kind
+	a.releaseIntents(ctx, func(k intentKey, in *intent) bool { return k.kind != kind && in.sending == 0 })
+	var sending []*intent
 	for _, o := range slices.Sorted(maps.Keys(racy)) {
 		rest, err := a.intendOwner(ctx, ep, o, racy[o], rep)
 		if err != nil {
-			return nil, err
+			for _, in := range sending {
+				in.sending--
+			}
+			return nil, nil, err
+		}
+		if len(rest) > 0 {
+			in := a.intents.of(a, o, rest[0].Change.Key.Kind)
+			in.sending++
+			sending = append(sending, in)
 		}
 		out = append(out, rest...)
 	}
-	return out, nil
+	return out, func() {
+		a.intents.mu.Lock()
+		defer a.intents.mu.Unlock()
+		for _, in := range sending {
+			in.sending--
+		}
+	}, nil
 }
 
 func (a *applier) intendOwner(ctx context.Context, ep endpoint, owner resource.Owner, items []item, rep *report) ([]item, error) {
@@ -186,12 +207,12 @@ func (a *applier) takeOver(ctx context.Context, ep endpoint, items []item, found
 // is done with (the caller holds the lock), so that a rerun need not wait
 // for them. Nothing is released after a write went without an answer: its
 // creates may still be on their way.
-func (a *applier) releaseIntents(ctx context.Context, done func(intentKey) bool) {
+func (a *applier) releaseIntents(ctx context.Context, done func(intentKey, *intent) bool) {
 	if a.unanswered.Load() {
 		return
 	}
 	for key, in := range a.intents.held {
-		if in.until.IsZero() || !done(key) {
+		if in.until.IsZero() || !done(key, in) {
 			continue
 		}
 		if err := in.l.Release(ctx); err != nil {

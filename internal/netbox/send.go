@@ -39,10 +39,11 @@ func (a *applier) Write(ctx context.Context, b bulkwrite.Batch[map[string]any], 
 	}
 	method := methodOf(b.Op)
 	if b.Op == bulkwrite.Create {
-		items, err := a.intend(ctx, ep, b.Items, rep)
+		items, sent, err := a.intend(ctx, ep, b.Items, rep)
 		if err != nil {
 			return err
 		}
+		defer sent()
 		return a.send(ctx, ep, method, items, rep)
 	}
 	if !a.saved {

@@ -1,86 +1,20 @@
 package netbox
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"io"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/serverstall"
 )
 
 // writePaths are the creates the tests of lost answers hold or stall: one
 // of each kind.
 var writePaths = []string{"/api/ipam/vrfs/", "/api/ipam/vlan-groups/", "/api/ipam/vlans/", "/api/ipam/prefixes/", "/api/ipam/ip-addresses/"}
-
-// holdFirst loses the answer of the first create at each of writePaths at
-// once, and hands that create to NetBox only after hold: the client, which
-// gave up on it, looks for what it wrote while it is still on its way, as
-// when NetBox is still writing it.
-type holdFirst struct {
-	next http.RoundTripper
-	hold time.Duration
-
-	mu   sync.Mutex
-	held map[string]bool
-	late sync.WaitGroup // the held creates, until NetBox answered them
-}
-
-func (h *holdFirst) RoundTrip(r *http.Request) (*http.Response, error) {
-	h.mu.Lock()
-	first := r.Method == http.MethodPost && !h.held[r.URL.Path]
-	if first {
-		h.held[r.URL.Path] = true
-	}
-	h.mu.Unlock()
-	if !first {
-		return h.next.RoundTrip(r)
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return nil, err
-	}
-	late := r.Clone(context.WithoutCancel(r.Context()))
-	late.Body, late.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-	h.late.Go(func() {
-		time.Sleep(h.hold)
-		if resp, err := h.next.RoundTrip(late); err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		}
-	})
-	return nil, errors.New("timeout awaiting response headers")
-}
-
-// stallFirst stalls NetBox's workers as the first create at each of
-// writePaths goes out.
-type stallFirst struct {
-	next  http.RoundTripper
-	stall func(d time.Duration)
-	d     time.Duration
-
-	mu      sync.Mutex
-	stalled map[string]bool
-}
-
-func (s *stallFirst) RoundTrip(r *http.Request) (*http.Response, error) {
-	s.mu.Lock()
-	first := r.Method == http.MethodPost && !s.stalled[r.URL.Path]
-	if first {
-		s.stalled[r.URL.Path] = true
-	}
-	s.mu.Unlock()
-	if first {
-		s.stall(s.d)
-	}
-	return s.next.RoundTrip(r)
-}
 
 // lostAnswerObjects are one object of each kind, with the kinds NetBox
 // keeps no key of unique (a VRF, a VLAN group without a scope) and those
@@ -155,11 +89,11 @@ func applyLosingAnswers(t *testing.T, e *env, edit func(*Config), rt http.RoundT
 // sends nothing again.
 func TestLostAnswerWhileStillRunning(t *testing.T) {
 	e := realEnv(t, nil, false)
-	h := &holdFirst{next: e.s.Client().Transport, hold: 2 * time.Second, held: map[string]bool{}}
-	if h.next == nil {
-		h.next = http.DefaultTransport
+	h := &serverstall.HoldFirst{Next: e.s.Client().Transport, Paths: writePaths, Hold: 2 * time.Second}
+	if h.Next == nil {
+		h.Next = http.DefaultTransport
 	}
-	applyLosingAnswers(t, e, func(c *Config) { c.RequestDeadline = 30 * time.Second }, h, h.late.Wait)
+	applyLosingAnswers(t, e, func(c *Config) { c.RequestDeadline = 30 * time.Second }, h, h.Wait)
 }
 
 // TestStallLongerThanTheTimeout: NetBox's workers stop as each kind's
@@ -167,11 +101,15 @@ func TestLostAnswerWhileStillRunning(t *testing.T) {
 // up on the create, and on its look-ups, while NetBox holds them all.
 func TestStallLongerThanTheTimeout(t *testing.T) {
 	e := realEnv(t, nil, false)
-	s := &stallFirst{next: e.s.Client().Transport, stall: e.s.Staller(t), d: 5 * time.Second, stalled: map[string]bool{}}
-	if s.next == nil {
-		s.next = http.DefaultTransport
+	stall := e.s.Staller(t)
+	s := &serverstall.StallFirst{Next: e.s.Client().Transport, Paths: writePaths, Stall: func(string) { stall(5 * time.Second) }}
+	if s.Next == nil {
+		s.Next = http.DefaultTransport
 	}
 	applyLosingAnswers(t, e, func(c *Config) {
 		c.Timeout, c.MaxRetries, c.RequestDeadline = 2*time.Second, 8, 30*time.Second
 	}, s, func() {})
+	if s.Stalled() != len(writePaths) {
+		t.Errorf("%d of the %d kinds' creates were stalled", s.Stalled(), len(writePaths))
+	}
 }

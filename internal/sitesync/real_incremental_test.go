@@ -33,6 +33,9 @@ type realTarget struct {
 	target func(sc scope.Scope) reconcile.Target
 	// fresh is target from a new client, as a restarted agent has.
 	fresh func(sc scope.Scope) reconcile.Target
+	// through is fresh with the client's requests sent through the
+	// transport wrap makes of the server's own.
+	through func(wrap func(http.RoundTripper) http.RoundTripper) func(sc scope.Scope) reconcile.Target
 	// call sends a request as a person editing the target would.
 	call func(ctx context.Context, method, path string, query url.Values, in, out any) error
 	// typesField is the field of a tag that says what it may be used on.
@@ -51,16 +54,21 @@ func eachRealTarget(t *testing.T, fn func(t *testing.T, g realTarget)) {
 // eachTargetOf runs fn against the Nautobots each gives and NetBox.
 func eachTargetOf(t *testing.T, each func(*testing.T, func(*testing.T, *nbtest.Server)), fn func(t *testing.T, g realTarget)) {
 	each(t, func(t *testing.T, s *nbtest.Server) {
-		client := func() *nautobot.Client {
-			c, err := nautobot.New(nautobot.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler))
+		client := func(wrap func(http.RoundTripper) http.RoundTripper) *nautobot.Client {
+			c, err := nautobot.New(nautobot.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler),
+				nautobot.WithHTTPClient(&http.Client{Transport: wrap(transportOf(s.Client()))}))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return c
 		}
-		c := client()
+		c := client(same)
 		g := newRealTarget(t, c, "content_types", func(sc scope.Scope) reconcile.Target { return c.Target(sc) })
-		g.fresh = func(sc scope.Scope) reconcile.Target { return client().Target(sc) }
+		g.fresh = func(sc scope.Scope) reconcile.Target { return client(same).Target(sc) }
+		g.through = func(wrap func(http.RoundTripper) http.RoundTripper) func(sc scope.Scope) reconcile.Target {
+			c := client(wrap)
+			return func(sc scope.Scope) reconcile.Target { return c.Target(sc) }
+		}
 		if s.Real() {
 			g.shell = s.Shell(t)
 		}
@@ -68,18 +76,34 @@ func eachTargetOf(t *testing.T, each func(*testing.T, func(*testing.T, *nbtest.S
 	})
 	t.Run("netbox", func(t *testing.T) {
 		s := netboxtest.New(t)
-		client := func() *netbox.Client {
-			c, err := netbox.New(netbox.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler))
+		client := func(wrap func(http.RoundTripper) http.RoundTripper) *netbox.Client {
+			c, err := netbox.New(netbox.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler),
+				netbox.WithHTTPClient(&http.Client{Transport: wrap(transportOf(s.Client()))}))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return c
 		}
-		c := client()
+		c := client(same)
 		g := newRealTarget(t, c, "object_types", func(sc scope.Scope) reconcile.Target { return c.Target(sc) })
-		g.fresh = func(sc scope.Scope) reconcile.Target { return client().Target(sc) }
+		g.fresh = func(sc scope.Scope) reconcile.Target { return client(same).Target(sc) }
+		g.through = func(wrap func(http.RoundTripper) http.RoundTripper) func(sc scope.Scope) reconcile.Target {
+			c := client(wrap)
+			return func(sc scope.Scope) reconcile.Target { return c.Target(sc) }
+		}
 		fn(t, g)
 	})
+}
+
+// same is the transport it is given.
+func same(rt http.RoundTripper) http.RoundTripper { return rt }
+
+// transportOf is c's transport, the default one where it has none.
+func transportOf(c *http.Client) http.RoundTripper {
+	if c == nil || c.Transport == nil {
+		return http.DefaultTransport
+	}
+	return c.Transport
 }
 
 // realClient is what the test uses of a Nautobot or NetBox client.
