@@ -14,7 +14,11 @@ import (
 )
 
 // memLog is a change log in memory; entries become visible when committed.
-type memLog struct{ entries []Entry }
+// reads are the times Since was asked from.
+type memLog struct {
+	entries []Entry
+	reads   []time.Time
+}
 
 func (l *memLog) Newest(_ context.Context, types []string) (Entry, bool, error) {
 	var out Entry
@@ -28,6 +32,7 @@ func (l *memLog) Newest(_ context.Context, types []string) (Entry, bool, error) 
 }
 
 func (l *memLog) Since(_ context.Context, types []string, t time.Time) ([]Entry, error) {
+	l.reads = append(l.reads, t)
 	var out []Entry
 	for _, e := range l.entries {
 		if slices.Contains(types, e.Type) && !e.Time.Before(t) {
@@ -37,10 +42,10 @@ func (l *memLog) Since(_ context.Context, types []string, t time.Time) ([]Entry,
 	return out, nil
 }
 
-func (l *memLog) Count(_ context.Context, types []string, from, to time.Time) (int, error) {
+func (l *memLog) Count(_ context.Context, types []string, from, to time.Time, deletes bool) (int, error) {
 	n := 0
 	for _, e := range l.entries {
-		if slices.Contains(types, e.Type) && !e.Time.Before(from) && e.Time.Before(to) {
+		if slices.Contains(types, e.Type) && !e.Time.Before(from) && e.Time.Before(to) && (e.Deleted || !deletes) {
 			n++
 		}
 	}
@@ -96,10 +101,25 @@ func TestCursor(t *testing.T) {
 			before: []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", false), "update:1")},
 			after:  []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", true), "delete:1")},
 			want:   map[string]map[string]bool{"ipam.vlan": {"v1": true}}},
-		{name: "a record rewritten long after its time, within the overlap",
-			before: []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", false), "update:1"), entry("e2", 8*time.Minute, "ipam.vlan", "v2", false)},
+		{name: "a record rewritten long after its time, within Recent",
+			before: []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", false), "update:1"), entry("e2", Recent-time.Second, "ipam.vlan", "v2", false)},
 			after:  []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", false), "update:2")},
 			want:   map[string]map[string]bool{"ipam.vlan": {"v1": false}}},
+		// Further back the overlap is counted: a rewrite into a delete
+		// changes its count of deletes; another update does not, and is
+		// the check of the view's to find, by the object's stamp.
+		{name: "a record rewritten to a delete long after its time, within the overlap",
+			before: []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", false), "update:1"), entry("e2", 8*time.Minute, "ipam.vlan", "v2", false)},
+			after:  []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", true), "delete:1")},
+			want:   map[string]map[string]bool{"ipam.vlan": {"v1": true}}},
+		{name: "a record rewritten by another update long after its time: left to the check",
+			before: []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", false), "update:1"), entry("e2", 8*time.Minute, "ipam.vlan", "v2", false)},
+			after:  []Entry{versioned(entry("e1", 0, "ipam.vlan", "v1", false), "update:2")},
+			want:   map[string]map[string]bool{}},
+		{name: "a late commit behind Recent, within the overlap",
+			before: []Entry{entry("e1", 0, "ipam.vlan", "v1", false)},
+			after:  []Entry{entry("e2", -3*time.Minute, "ipam.vlan", "v2", false)},
+			want:   map[string]map[string]bool{"ipam.vlan": {"v2": false}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,8 +3,6 @@ package changelog
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/ipsync/ipsync/internal/resource"
@@ -20,47 +18,43 @@ func stamp(o resource.Object) time.Time {
 	return t
 }
 
-// newest is, for each of kinds, the newest stamp of the view's objects of
-// that kind (zero for a kind it holds none of) and the objects stamped
-// so: one pass over the view, each stamp parsed once.
-func (v *View) newest(kinds []resource.Kind) (map[resource.Kind]time.Time, map[resource.Kind][]viewKey) {
-	at := make(map[resource.Kind]time.Time, len(kinds))
-	for _, k := range kinds {
-		at[k] = time.Time{}
-	}
-	held := map[resource.Kind][]viewKey{}
+// newest is, for each kind the view holds, the newest stamp of its
+// objects.
+func (v *View) newest() map[resource.Kind]time.Time {
+	at := map[resource.Kind]time.Time{}
 	for k, o := range v.objs {
-		t, ok := at[k.kind]
-		if !ok {
-			continue
-		}
-		switch s := stamp(o); {
-		case s.IsZero() || s.Before(t):
-		case s.After(t):
-			at[k.kind], held[k.kind] = s, []viewKey{k}
-		default:
-			held[k.kind] = append(held[k.kind], k)
+		if s := stamp(o); s.After(at[k.kind]) {
+			at[k.kind] = s
 		}
 	}
-	return at, held
+	return at
 }
 
 // Check tests the view against what a stale view cannot match: for each
-// kind, the objects of the scope stamped at or after the newest stamp
-// the view holds. An object changed or created since that the log did not
-// name (its entry pruned before it was read, or never written, as for a
-// queryset update in a Job) is stamped later; an object the view holds at
-// that stamp and the read lacks went without an entry. types maps the
-// content types the view holds to their kinds. The objects found are read
-// again through Update and returned as misses. Deletes of older objects
-// and changes committed behind the overlap are the cursor's to find (its
-// tally); what neither finds is left to the sweep.
+// kind, the objects of the scope stamped at or after the newest stamp the
+// view held when it was last checked (or read whole) must be the view's
+// objects stamped so, each at the same stamp. An object changed or created
+// since that the log did not name (its entry pruned before it was read,
+// or never written, as for a queryset update in a Job) is stamped later;
+// an object the view holds stamped so and the read lacks went without an
+// entry. types maps the content types the view holds to their kinds. The
+// objects found are read again through Update and returned as misses.
+// Deletes of older objects and changes committed behind the overlap are
+// the cursor's to find (its tally); what neither finds is left to the
+// sweep.
 func (v *View) Check(ctx context.Context, types map[string]resource.Kind, r Rereader) (Stats, error) {
 	typeOf := map[resource.Kind]string{}
+	since := map[resource.Kind]time.Time{}
 	for typ, k := range types {
 		typeOf[k] = typ
+		since[k] = v.checkFrom[k]
 	}
-	since, newest := v.newest(slices.Collect(maps.Keys(typeOf)))
+	held := map[viewKey]bool{}
+	for k, o := range v.objs {
+		if from, ok := since[k.kind]; ok && !stamp(o).Before(from) {
+			held[k] = true
+		}
+	}
 	got, err := r.Changed(ctx, since)
 	if err != nil {
 		return Stats{}, fmt.Errorf("check the view: %w", err)
@@ -82,21 +76,20 @@ func (v *View) Check(ctx context.Context, types map[string]resource.Kind, r Rere
 			stale(o, fmt.Sprintf("stamped %s in the target, %s in the view, with no change record read", o.Meta().Version, held.Meta().Version))
 		}
 	}
-	for _, keys := range newest {
-		for _, k := range keys {
-			if !returned[k] {
-				stale(v.objs[k], "gone from the target's scope with no change record read")
-			}
+	for k := range held {
+		if !returned[k] {
+			stale(v.objs[k], "gone from the target's scope with no change record read")
 		}
 	}
 	st := Stats{Checked: len(got)}
-	if len(missed) == 0 {
-		return st, nil
+	if len(missed) > 0 {
+		up, err := v.Update(ctx, ch, types, r)
+		if err != nil {
+			return Stats{}, err
+		}
+		up.Checked, up.Missed = st.Checked, missed
+		st = up
 	}
-	up, err := v.Update(ctx, ch, types, r)
-	if err != nil {
-		return Stats{}, err
-	}
-	up.Checked, up.Missed = st.Checked, missed
-	return up, nil
+	v.checkFrom = v.newest()
+	return st, nil
 }

@@ -25,6 +25,8 @@ func TestViewCheck(t *testing.T) {
 	tests := []struct {
 		name   string
 		server []resource.Object
+		// logged are the VLANs the log names, read before the check.
+		logged []string
 		missed []string
 	}{
 		{name: "nothing changed", server: start},
@@ -36,6 +38,12 @@ func TestViewCheck(t *testing.T) {
 			server: []resource.Object{start[0], start[2]}, missed: []string{"v2"}},
 		{name: "a renumbering with no record reaches the prefix naming the VLAN",
 			server: []resource.Object{at(vlan("v1", "g", 101, ""), 2*time.Minute), start[1], at(prefix("p1", "10.0.0.0/24", "g/101"), 0)}, missed: []string{"v1"}},
+		{name: "an edit with no record, then one the log names",
+			server: []resource.Object{at(vlan("v1", "g", 100, "edited"), 2*time.Minute), at(vlan("v2", "g", 200, "logged"), 3*time.Minute), start[2]},
+			logged: []string{"v2"}, missed: []string{"v1"}},
+		{name: "a delete with no record, then an edit the log names",
+			server: []resource.Object{at(vlan("v1", "g", 100, "logged"), 3*time.Minute), start[2]},
+			logged: []string{"v1"}, missed: []string{"v2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,6 +51,15 @@ func TestViewCheck(t *testing.T) {
 			m := &memTarget{objs: map[string]resource.Object{}, asked: map[resource.Kind][]string{}}
 			for _, o := range tt.server {
 				m.objs[o.Meta().ID] = o
+			}
+			if len(tt.logged) > 0 {
+				ch := Changes{Objects: map[string]map[string]bool{"ipam.vlan": {}}}
+				for _, id := range tt.logged {
+					ch.Objects["ipam.vlan"][id] = false
+				}
+				if _, err := v.Update(context.Background(), ch, kinds, m); err != nil {
+					t.Fatal(err)
+				}
 			}
 			st, err := v.Check(context.Background(), kinds, m)
 			if err != nil {

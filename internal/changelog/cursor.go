@@ -42,8 +42,9 @@ type Log interface {
 	// every type, as Count counts them.
 	Since(ctx context.Context, types []string, t time.Time) ([]Entry, error)
 	// Count is how many entries Since would return that were recorded at
-	// or after from (from the log's start when zero) and before to.
-	Count(ctx context.Context, types []string, from, to time.Time) (int, error)
+	// or after from (from the log's start when zero) and before to; with
+	// deletes, how many of them are deletes.
+	Count(ctx context.Context, types []string, from, to time.Time, deletes bool) (int, error)
 }
 
 // Overlap is how far back each read of the log reaches before the newest
@@ -53,8 +54,20 @@ type Log interface {
 // thousand objects holds its transaction open for tens of seconds, and a
 // target with several workers adds their clocks' disagreement. Entries
 // within the overlap already applied are skipped by id, so the overlap
-// costs a page of the log, never a second reread.
+// never costs a second reread; and it is read only when counting it shows
+// something new there (see Recent).
 const Overlap = 10 * time.Minute
+
+// Recent is how far back before the newest entry seen each read of the log
+// returns entries. The rest of the overlap is counted instead: while it
+// holds exactly the entries already applied, and as many deletes, none
+// turned up late there and none was rewritten into a delete, and reading
+// it again would return nothing new; otherwise it is read. A record
+// rewritten in place by a later change that is not a delete keeps its
+// count; the change stamps the object, which the check of the view finds.
+// The overlap is most of a read's cost on a central target, where every
+// agent's changes of the last minutes are in it.
+const Recent = time.Minute
 
 // MaxGap is the longest time between two reads of the log that a cursor
 // still trusts. Targets prune their logs (Nautobot's and NetBox's
@@ -100,6 +113,7 @@ type Cursor struct {
 type seen struct {
 	time    time.Time
 	version string
+	deleted bool
 }
 
 // NewCursor returns a cursor over the entries of types; it must be Started
@@ -127,7 +141,7 @@ func (c *Cursor) Start(ctx context.Context) error {
 			return fmt.Errorf("read the change log's end: %w", err)
 		}
 		for _, e := range recent {
-			c.seen[e.ID] = seen{e.Time, e.Version}
+			c.seen[e.ID] = seen{e.Time, e.Version, e.Deleted}
 			if e.Time.After(c.at) {
 				c.at = e.Time
 			}
@@ -156,11 +170,11 @@ func (c *Cursor) Next(ctx context.Context) (Changes, error) {
 	if !c.at.IsZero() {
 		since = c.at.Add(-Overlap)
 	}
-	entries, err := c.log.Since(ctx, c.types, since)
+	entries, from, err := c.read(ctx, since)
 	if err != nil {
-		return Changes{}, fmt.Errorf("read the change log: %w", err)
+		return Changes{}, err
 	}
-	if err := c.witness(entries); err != nil {
+	if err := c.witness(entries, from); err != nil {
 		return Changes{}, err
 	}
 	ch := Changes{Objects: map[string]map[string]bool{}, Names: map[string]map[string]string{}}
@@ -191,14 +205,73 @@ func (c *Cursor) Next(ctx context.Context) (Changes, error) {
 	// caller restarts it if it fails.
 	c.at = at
 	for _, e := range entries {
-		c.seen[e.ID] = seen{e.Time, e.Version}
+		c.seen[e.ID] = seen{e.Time, e.Version, e.Deleted}
 	}
 	c.evict()
-	if err := c.tally(ctx); err != nil {
-		return Changes{}, err
+	// Counted unchanged before from, the log holds exactly the entries
+	// applied before the overlap's new start, which is not later.
+	if from.Equal(since) || from.Before(at.Add(-Overlap)) {
+		if err := c.tally(ctx); err != nil {
+			return Changes{}, err
+		}
 	}
 	c.started, c.lastRead = true, now
 	return ch, nil
+}
+
+// read returns the entries recorded from since on that the log may hold
+// unapplied, and from, where they start: since itself, or Recent before
+// the newest entry seen when the entries between since and that are
+// counted unchanged.
+func (c *Cursor) read(ctx context.Context, since time.Time) ([]Entry, time.Time, error) {
+	from := since
+	if !c.at.IsZero() {
+		tail := c.at.Add(-Recent)
+		same, err := c.unchangedBefore(ctx, since, tail)
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		if same {
+			from = tail
+		}
+	}
+	entries, err := c.log.Since(ctx, c.types, from)
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("read the change log: %w", err)
+	}
+	return entries, from, nil
+}
+
+// unchangedBefore says whether the log holds, from the anchor to tail,
+// exactly the entries applied, and from since to tail as many deletes:
+// then a read from since would return nothing new before tail. The deletes
+// are counted only where an entry there may be rewritten (it has a
+// version, and is not a delete already).
+func (c *Cursor) unchangedBefore(ctx context.Context, since, tail time.Time) (bool, error) {
+	want, deletes, rewritable := c.counted, 0, false
+	for _, s := range c.seen {
+		switch {
+		case !s.time.Before(tail):
+			want--
+		case s.time.Before(since):
+		case s.deleted:
+			deletes++
+		default:
+			rewritable = rewritable || s.version != ""
+		}
+	}
+	n, err := c.log.Count(ctx, c.types, c.anchor, tail, false)
+	if err != nil {
+		return false, fmt.Errorf("count the change log: %w", err)
+	}
+	if n != want || !rewritable {
+		return n == want, nil
+	}
+	d, err := c.log.Count(ctx, c.types, since, tail, true)
+	if err != nil {
+		return false, fmt.Errorf("count the change log's deletes: %w", err)
+	}
+	return d == deletes, nil
 }
 
 // evict forgets the entries the next read will not return.
@@ -216,13 +289,13 @@ func (c *Cursor) evict() {
 // pruned entries no read has returned yet. Pruning goes by age, so the
 // newest entry seen, which a read always returns again, witnesses any
 // pruning of the entries after it.
-func (c *Cursor) witness(entries []Entry) error {
+func (c *Cursor) witness(entries []Entry, from time.Time) error {
 	returned := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		returned[e.ID] = true
 	}
 	for id, s := range c.seen {
-		if !returned[id] {
+		if !returned[id] && !s.time.Before(from) {
 			return &UntrustedError{Reason: fmt.Sprintf("entry %s recorded at %s is gone from the log: it is pruned of entries younger than %v, which may have gone unread",
 				id, s.time.Format(time.RFC3339Nano), Overlap)}
 		}
@@ -241,7 +314,7 @@ func (c *Cursor) tally(ctx context.Context) error {
 	if c.at.IsZero() || !to.After(c.anchor) {
 		return nil
 	}
-	n, err := c.log.Count(ctx, c.types, c.anchor, to)
+	n, err := c.log.Count(ctx, c.types, c.anchor, to, false)
 	if err != nil {
 		return fmt.Errorf("count the change log: %w", err)
 	}

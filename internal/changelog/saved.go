@@ -40,6 +40,7 @@ type SavedCursor struct {
 type SavedSeen struct {
 	Time    time.Time `json:"time"`
 	Version string    `json:"version,omitempty"`
+	Deleted bool      `json:"deleted,omitempty"`
 }
 
 // Save returns what Resume needs; ok is false while there is nothing to
@@ -57,7 +58,7 @@ func (f *Follower) Save() (s Saved, ok bool, err error) {
 	}
 	s = Saved{Names: names, Cursor: SavedCursor{At: c.at, LastRead: c.lastRead, Anchor: c.anchor, Counted: c.counted, Seen: make(map[string]SavedSeen, len(c.seen))}}
 	for id, e := range c.seen {
-		s.Cursor.Seen[id] = SavedSeen{Time: e.time, Version: e.version}
+		s.Cursor.Seen[id] = SavedSeen{Time: e.time, Version: e.version, Deleted: e.deleted}
 	}
 	for _, o := range f.view.Objects() {
 		raw, err := json.Marshal(o)
@@ -89,7 +90,7 @@ func (f *Follower) Resume(ctx context.Context, s Saved) error {
 	c.started, c.at, c.lastRead, c.anchor, c.counted = true, s.Cursor.At, s.Cursor.LastRead, s.Cursor.Anchor, s.Cursor.Counted
 	c.seen = make(map[string]seen, len(s.Cursor.Seen))
 	for id, e := range maps.All(s.Cursor.Seen) {
-		c.seen[id] = seen{time: e.Time, version: e.Version}
+		c.seen[id] = seen{time: e.Time, version: e.Version, deleted: e.Deleted}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -62,3 +62,30 @@ func Read[T any](s Select, kind resource.Kind, per int, read func(extra url.Valu
 	}
 	return read(nil)
 }
+
+// Unfound narrows extra, the filter of a reread by ids ("id=..."), to the
+// ids that the read of the scope did not return: only those can be the
+// owner's objects outside the scope, which a second read by the owner
+// looks for. ok is false when that read is not needed: every id was
+// found. A filter without ids (a whole read, or the check of a view by
+// stamp) is returned as it is.
+func Unfound(extra url.Values, found func(yield func(string) bool)) (narrowed url.Values, ok bool) {
+	ids, byID := extra["id"]
+	if !byID {
+		return extra, true
+	}
+	got := map[string]bool{}
+	for id := range found {
+		got[id] = true
+	}
+	rest := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return got[id] })
+	if len(rest) == 0 {
+		return nil, false
+	}
+	narrowed = make(url.Values, len(extra))
+	for k, v := range extra {
+		narrowed[k] = v
+	}
+	narrowed["id"] = rest
+	return narrowed, true
+}

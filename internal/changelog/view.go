@@ -51,6 +51,12 @@ func keyOf(o resource.Object) viewKey { return viewKey{o.Key().Kind, o.Meta().ID
 // View is the owner's objects in a target as last read, by kind and id.
 type View struct {
 	objs map[viewKey]resource.Object
+	// checkFrom is, for each kind, where the next Check starts: the
+	// newest stamp the view held when it was read whole or last checked.
+	// Not the newest it holds at the check: a change the log named since,
+	// read into the view, is stamped after one it did not name made
+	// before it, which a check from there would pass over.
+	checkFrom map[resource.Kind]time.Time
 }
 
 // NewView holds objs, a whole read of the owner's scope.
@@ -59,6 +65,7 @@ func NewView(objs []resource.Object) *View {
 	for _, o := range objs {
 		v.objs[keyOf(o)] = o
 	}
+	v.checkFrom = v.newest()
 	return v
 }
 

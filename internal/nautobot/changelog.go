@@ -169,8 +169,9 @@ func (l *changeLog) Since(ctx context.Context, types []string, t time.Time) ([]c
 	return out, nil
 }
 
-// Count counts the entries Since would return between from and to.
-func (l *changeLog) Count(ctx context.Context, types []string, from, to time.Time) (int, error) {
+// Count counts the entries Since would return between from and to, or
+// their deletes.
+func (l *changeLog) Count(ctx context.Context, types []string, from, to time.Time, deletes bool) (int, error) {
 	q, err := l.typeFilter(ctx, types)
 	if err != nil {
 		return 0, err
@@ -178,6 +179,9 @@ func (l *changeLog) Count(ctx context.Context, types []string, from, to time.Tim
 	q = httpapi.With(url.Values{"limit": {"1"}, "depth": {"0"}, "time__lt": {changelog.Stamp(to)}}, q)
 	if !from.IsZero() {
 		q.Set("time__gte", changelog.Stamp(from))
+	}
+	if deletes {
+		q.Set("action", "delete")
 	}
 	var p page[wireChange]
 	r := httpapi.Request{Method: http.MethodGet, Path: pathObjectChanges, Query: q, Tally: l.t,

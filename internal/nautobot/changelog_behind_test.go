@@ -82,6 +82,26 @@ from nautobot.ipam.models import VLAN
 VLAN.objects.filter(id=%q).update(description="unlogged", last_updated=timezone.now())
 `, id))
 			}},
+		{name: "an edit that writes no record, then another VLAN's edit the log names",
+			change: func(t *testing.T, e *env, shell, id string, _ time.Time) {
+				// The logged edit is stamped later: a check from the
+				// newest stamp the view then holds passes over the first.
+				runShell(t, shell, fmt.Sprintf(`
+import time
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from nautobot.extras.context_managers import web_request_context
+from nautobot.ipam.models import VLAN
+v = VLAN.objects.get(id=%q)
+VLAN.objects.filter(id=v.id).update(description="unlogged", last_updated=timezone.now())
+time.sleep(0.05)
+user = get_user_model().objects.filter(is_superuser=True).first()
+with web_request_context(user, context_detail="ipsync-test"):
+    other = VLAN.objects.get(vlan_group=v.vlan_group, vid=2)
+    other.description = "logged after"
+    other.validated_save()
+`, id))
+			}},
 	}
 	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
 		shell := srv.Shell(t)

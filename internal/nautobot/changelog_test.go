@@ -82,7 +82,7 @@ func TestChangeLogOnEmulator(t *testing.T) {
 				}
 				// Where the server cannot select the types (2.4), Since
 				// returns every type, and Count counts them the same.
-				n, err := log.Count(ctx, c.types, c.since.Time, time.Now().Add(time.Hour))
+				n, err := log.Count(ctx, c.types, c.since.Time, time.Now().Add(time.Hour), false)
 				if err != nil || n != len(got) {
 					t.Errorf("%s: Count = %d, %v; want %d, as many as Since returned", c.name, n, err, len(got))
 				}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
 )
 
@@ -15,7 +16,8 @@ type hasBase interface{ common() *base }
 func (b *base) common() *base { return b }
 
 // sweepScoped reads the objects query matches, plus, when the query is
-// narrowed and the scope has an owner, that owner's objects elsewhere.
+// narrowed and the scope has an owner, that owner's objects elsewhere (of
+// a reread's ids, those the first read did not return).
 // A narrowing filter that names nothing (every value unknown) matches
 // nothing, and is not sent: strict filtering would refuse it.
 func sweepScoped[T any, PT interface {
@@ -36,6 +38,16 @@ func sweepScoped[T any, PT interface {
 		out = got
 	}
 	if !narrowed || r.scope.Owner == "" || r.m.managedTag == "" {
+		return out, nil
+	}
+	extra, unfound := changelog.Unfound(extra, func(yield func(string) bool) {
+		for i := range out {
+			if !yield(PT(&out[i]).common().ID) {
+				return
+			}
+		}
+	})
+	if !unfound {
 		return out, nil
 	}
 	q := url.Values{"cf_" + r.c.cfg.OwnerField: {string(r.scope.Owner)}}

@@ -111,7 +111,7 @@ func (l *changeLog) Since(ctx context.Context, types []string, t time.Time) ([]c
 
 // Count counts the entries Since would return between from and to; NetBox
 // takes the end inclusive, and keeps microseconds.
-func (l *changeLog) Count(ctx context.Context, types []string, from, to time.Time) (int, error) {
+func (l *changeLog) Count(ctx context.Context, types []string, from, to time.Time, deletes bool) (int, error) {
 	if len(types) == 0 {
 		return 0, nil
 	}
@@ -121,6 +121,9 @@ func (l *changeLog) Count(ctx context.Context, types []string, from, to time.Tim
 	q.Set(beforeFilter, micros(to.Add(-time.Microsecond)))
 	if !from.IsZero() {
 		q.Set(timeFilter, micros(from))
+	}
+	if deletes {
+		q.Set("action", "delete")
 	}
 	var p page[wireChange]
 	r := httpapi.Request{Method: http.MethodGet, Path: pathObjectChanges, Query: q, Tally: l.t,

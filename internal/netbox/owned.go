@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 
+	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
 )
 
@@ -22,7 +23,8 @@ func (b *base) common() *base { return b }
 // The owner's objects are found by the owner custom field and kept only
 // where they carry the marker tag too; NetBox ignores a filter by a
 // custom field not defined for the kind, so the kept objects are checked
-// either way. extra narrows both reads (a reread's ids).
+// either way. extra narrows both reads (a reread's ids; the second read
+// asks only for those the first did not return).
 func sweepScoped[T any, PT interface {
 	*T
 	hasBase
@@ -40,6 +42,16 @@ func sweepScoped[T any, PT interface {
 		out = got
 	}
 	if !narrowed || r.scope.Owner == "" || r.m.tag == 0 {
+		return out, nil
+	}
+	extra, unfound := changelog.Unfound(extra, func(yield func(string) bool) {
+		for i := range out {
+			if !yield(itoa(PT(&out[i]).objectID())) {
+				return
+			}
+		}
+	})
+	if !unfound {
 		return out, nil
 	}
 	q := url.Values{"fields": query["fields"], "cf_" + r.c.cfg.OwnerField: {string(r.scope.Owner)}, "tag_id": {itoa(r.m.tag)}}
