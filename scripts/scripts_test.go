@@ -75,7 +75,8 @@ func TestRabbitMQScriptInstallsWhenMissing(t *testing.T) {
 
 // TestCIStepForTestsThatRestartRabbitMQ: the CI step meant for the tests that
 // restart RabbitMQ runs each of them and nothing else, and the main test
-// step skips exactly those.
+// step skips exactly those and the ones of its packages the second test
+// process runs.
 func TestCIStepForTestsThatRestartRabbitMQ(t *testing.T) {
 	ci, err := os.ReadFile("../.ci/run")
 	if err != nil {
@@ -83,11 +84,12 @@ func TestCIStepForTestsThatRestartRabbitMQ(t *testing.T) {
 	}
 	skip := regexp.MustCompile(`go test -p 1 (?:-\S+ \S+ )*-skip '([^']+)' (?:-\S+ \S+ )*-json (?:\./\.\.\.|\$main_pkgs)`).FindSubmatch(ci)
 	step := regexp.MustCompile(`IPSYNC_RABBITMQ_SCRIPT=\S+ go test -p 1 -count=1 -run '([^']+)' ((?:\./\S+/ ?)+)`).FindSubmatch(ci)
-	if skip == nil || step == nil {
-		t.Fatalf(".ci/run: the main test step's -skip or the restart step's -run not found")
+	second := regexp.MustCompile(`second_env go test -p 1 (?:-\S+ \S+ )*-json -run '([^']+)' ((?:\./\S+/ ?)+)`).FindSubmatch(ci)
+	if skip == nil || step == nil || second == nil {
+		t.Fatalf(".ci/run: the main test step's -skip, the restart step's -run or the second process's -run not found")
 	}
-	skipRE, runRE := regexp.MustCompile(string(skip[1])), regexp.MustCompile(string(step[1]))
-	stepPkgs := strings.Fields(string(step[2]))
+	skipRE, runRE, secondRE := regexp.MustCompile(string(skip[1])), regexp.MustCompile(string(step[1])), regexp.MustCompile(string(second[1]))
+	stepPkgs, secondPkgs := strings.Fields(string(step[2])), strings.Fields(string(second[2]))
 
 	// A broker-restart test is one that restarts the broker, with the
 	// script IPSYNC_RABBITMQ_SCRIPT names. (The needle is built so that
@@ -124,8 +126,12 @@ func TestCIStepForTestsThatRestartRabbitMQ(t *testing.T) {
 			if restartsBroker {
 				restarts[pkg] = append(restarts[pkg], fn.Name.Name)
 			}
-			if skipRE.MatchString(fn.Name.Name) != restartsBroker {
-				t.Errorf("%s%s: the main test step skips it = %v, restarts the broker = %v", pkg, fn.Name.Name, !restartsBroker, restartsBroker)
+			moved := secondRE.MatchString(fn.Name.Name) && contains(secondPkgs, pkg)
+			if moved && restartsBroker {
+				t.Errorf("%s%s restarts the broker: the second test process must not run it", pkg, fn.Name.Name)
+			}
+			if skipped := skipRE.MatchString(fn.Name.Name); skipped != (restartsBroker || moved) {
+				t.Errorf("%s%s: the main test step skips it = %v, restarts the broker = %v, the second process runs it = %v", pkg, fn.Name.Name, skipped, restartsBroker, moved)
 			}
 			inStep := runRE.MatchString(fn.Name.Name) && contains(stepPkgs, pkg)
 			if inStep != restartsBroker {
