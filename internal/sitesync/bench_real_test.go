@@ -30,8 +30,9 @@ var benchGroups = []string{"a11-12-network", "a11-13-network", "b22-1-network"}
 // Nautobot and the real Neutron filled by scripts/neutron-bench-setup.sh
 // (started with NEUTRON_FILTER_VALIDATION=false, so that it takes
 // changed_since), in one run: today's full read beside the sweep, a sync
-// with nothing changed, and one after 100 changes in Neutron and 10 hand
-// edits in Nautobot. The Nautobot side is the site's mapping, loaded
+// with nothing changed, one after 100 changes in Neutron and 10 hand
+// edits in Nautobot, and the first syncs after a restart and a lease
+// takeover (benchRestarts). The Nautobot side is the site's mapping, loaded
 // straight into the database once (IPSYNC_NAUTOBOT_LOAD, a command that
 // takes the objects file on BENCH_OBJECTS; see BENCHMARKS.md).
 func BenchmarkRealIncremental(b *testing.B) {
@@ -98,6 +99,19 @@ func BenchmarkRealIncremental(b *testing.B) {
 			n.call(http.MethodPut, "/networks/"+id, map[string]any{"network": map[string]any{"name": name}}, nil)
 		}
 		measure("sync after the names are back", s, Request{})
+
+		newTarget := func() *nautobot.Target {
+			c, err := nautobot.New(nautobot.Config{URL: nbURL, Token: nbToken}, slog.New(slog.DiscardHandler))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return c.Target(sc)
+		}
+		renamed = benchRestarts(b, s, n, src, newTarget, mc, policy, measure)
+		for id, name := range renamed {
+			n.call(http.MethodPut, "/networks/"+id, map[string]any{"network": map[string]any{"name": name}}, nil)
+		}
+		measure("sync after those names are back", s, Request{})
 	}
 }
 
