@@ -49,10 +49,16 @@ func (v *View) Check(ctx context.Context, types map[string]resource.Kind, r Rere
 		typeOf[k] = typ
 		since[k] = v.checkFrom[k]
 	}
-	held := map[viewKey]bool{}
+	// One pass parses each stamp once: what must be returned, and where
+	// the next check starts unless a miss changes the view.
+	held, newest := map[viewKey]bool{}, map[resource.Kind]time.Time{}
 	for k, o := range v.objs {
-		if from, ok := since[k.kind]; ok && !stamp(o).Before(from) {
+		s := stamp(o)
+		if from, ok := since[k.kind]; ok && !s.Before(from) {
 			held[k] = true
+		}
+		if s.After(newest[k.kind]) {
+			newest[k.kind] = s
 		}
 	}
 	got, err := r.Changed(ctx, since)
@@ -89,7 +95,8 @@ func (v *View) Check(ctx context.Context, types map[string]resource.Kind, r Rere
 		}
 		up.Checked, up.Missed = st.Checked, missed
 		st = up
+		newest = v.newest()
 	}
-	v.checkFrom = v.newest()
+	v.checkFrom = newest
 	return st, nil
 }

@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 	"time"
@@ -82,10 +83,7 @@ func Unfound(extra url.Values, found func(yield func(string) bool)) (narrowed ur
 	if len(rest) == 0 {
 		return nil, false
 	}
-	narrowed = make(url.Values, len(extra))
-	for k, v := range extra {
-		narrowed[k] = v
-	}
+	narrowed = maps.Clone(extra)
 	narrowed["id"] = rest
 	return narrowed, true
 }
