@@ -94,19 +94,17 @@ type Agent struct {
 	metrics *metrics
 	clock   clock.Clock
 	rand    func() float64
-	onLease func(held bool)
 	page    *template.Template
 	state   *state
 	// stopped is what Run left undone, set when it returns.
 	stopped Stopped
 }
 
-// Stopped is what a stopped agent left: whether it held the lease until
-// it stopped, and the work no sync finished (nil if none). Work named by
-// notifications that were taken from the queue is lost unless the
-// caller keeps it for the next start.
+// Stopped is what a stopped agent left: the work no sync finished (nil
+// if none), holder's or standby's. Work named by notifications that were
+// taken from the queue is lost unless the caller keeps it for the next
+// start.
 type Stopped struct {
-	Held    bool
 	Pending *Trigger
 }
 
@@ -118,11 +116,6 @@ type Option func(*Agent)
 
 // WithClock replaces the real clock, for tests.
 func WithClock(c clock.Clock) Option { return func(a *Agent) { a.clock = c } }
-
-// WithLeaseHook makes f learn whenever this agent starts or stops holding
-// the lease, e.g. to consume notifications only while it may act on them.
-// f runs on Run's goroutine and must not block.
-func WithLeaseHook(f func(held bool)) Option { return func(a *Agent) { a.onLease = f } }
 
 // New builds the agent for cfg.Site. Its metrics are registered on reg,
 // which /metrics serves; one agent per registry.
@@ -137,7 +130,6 @@ func New(cfg Config, s Syncer, l Lease, logger *slog.Logger, reg Registry, opts 
 		metrics: newMetrics(reg, cfg.Site),
 		clock:   clock.Real(),
 		rand:    rand.Float64,
-		onLease: func(bool) {},
 		page:    template.Must(template.New("status").Funcs(pageFuncs()).Parse(statusHTML)),
 		state:   &state{conds: map[string]Condition{}, history: cfg.History, lastSweep: cfg.LastSweep},
 	}

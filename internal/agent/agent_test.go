@@ -201,13 +201,19 @@ func TestLeaseOneWriter(t *testing.T) {
 	if got, _ := metric(t, second.reg, "ipsync_lease_held", map[string]string{"site": site}); got != 0 {
 		t.Errorf("standby ipsync_lease_held = %v, want 0", got)
 	}
-	// A trigger reaches the standby too; it must not sync.
-	second.send(agent.Trigger{NetworkIDs: []string{"net-1"}, Events: 1})
-	select {
-	case c := <-second.syncer.calls:
-		t.Fatalf("standby synced (trigger %+v) while the other agent holds the lease", c.trig)
-	default:
+	// The standby reads both sides whole once, then keeps its views
+	// current with what notifications name; it plans and writes nothing.
+	c1 := second.next()
+	if c1.trig == nil || !c1.trig.Standby || !c1.trig.Sweep {
+		t.Fatalf("standby's first sync = %+v, want a standby sweep", c1.trig)
 	}
+	c1.answer(agent.Outcome{}, nil)
+	second.send(agent.Trigger{NetworkIDs: []string{"net-1"}, Events: 1})
+	c1 = second.next()
+	if c1.trig == nil || !c1.trig.Standby || c1.trig.Full || !reflect.DeepEqual(c1.trig.NetworkIDs, []string{"net-1"}) {
+		t.Fatalf("standby's sync of a notification = %+v, want a standby sync of net-1", c1.trig)
+	}
+	c1.answer(agent.Outcome{}, nil)
 
 	if err := first.stop(); err != nil {
 		t.Fatalf("first Run() = %v, want nil", err)
@@ -216,9 +222,10 @@ func TestLeaseOneWriter(t *testing.T) {
 		t.Fatalf("holder after shutdown = %q, want none", got)
 	}
 	clock.Advance(30 * time.Second) // the standby's retry
+	// Its views are current: the takeover plans on them, no sweep.
 	c2 := second.next()
-	if c2.trig == nil || !c2.trig.Sweep {
-		t.Errorf("takeover trigger = %+v, want a sweep", c2.trig)
+	if c2.trig == nil || c2.trig.Standby || !c2.trig.Full || c2.trig.Sweep {
+		t.Errorf("takeover trigger = %+v, want a full sync that writes, not a sweep", c2.trig)
 	}
 	c2.answer(agent.Outcome{}, nil)
 	second.waitCondition(agent.CondLease, true)
@@ -239,13 +246,21 @@ func TestLeaseTakeoverAfterExpiry(t *testing.T) {
 	for table.Holder("neutron:"+site) == "crashed" {
 		select {
 		case c := <-h.syncer.calls:
-			t.Fatalf("synced (trigger %+v) before the crashed agent's lease expired", c.trig)
+			if !c.trig.Standby {
+				t.Fatalf("synced (trigger %+v) before the crashed agent's lease expired", c.trig)
+			}
+			c.answer(agent.Outcome{}, nil)
 		default:
 		}
 		clock.Advance(30 * time.Second)
 	}
 	clock.Advance(30 * time.Second)
-	h.next().answer(agent.Outcome{}, nil)
+	for c := h.next(); ; c = h.next() {
+		c.answer(agent.Outcome{}, nil)
+		if !c.trig.Standby {
+			break
+		}
+	}
 	h.waitCondition(agent.CondLease, true)
 }
 
@@ -270,8 +285,8 @@ func TestShutdownCancelsInflightSync(t *testing.T) {
 	if got, _ := metric(t, h.reg, "ipsync_lease_held", map[string]string{"site": site}); got != 0 {
 		t.Errorf("ipsync_lease_held after shutdown = %v, want 0", got)
 	}
-	if st := h.agent.Stopped(); !st.Held || st.Pending == nil || !st.Pending.Full {
-		t.Errorf("Stopped() = %+v, want held, with the cancelled full sync pending", st)
+	if st := h.agent.Stopped(); st.Pending == nil || !st.Pending.Full {
+		t.Errorf("Stopped() = %+v, want the cancelled full sync pending", st)
 	}
 }
 
@@ -289,8 +304,8 @@ func TestShutdownLeavesWhatNoSyncFinished(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := h.agent.Stopped()
-	if !st.Held || st.Pending == nil || !slices.Equal(slices.Sorted(slices.Values(st.Pending.NetworkIDs)), []string{"n1", "n2"}) {
-		t.Errorf("Stopped() = %+v (pending %+v), want held with n1 and n2 pending", st, st.Pending)
+	if st.Pending == nil || !slices.Equal(slices.Sorted(slices.Values(st.Pending.NetworkIDs)), []string{"n1", "n2"}) {
+		t.Errorf("Stopped() = %+v (pending %+v), want n1 and n2 pending", st, st.Pending)
 	}
 }
 

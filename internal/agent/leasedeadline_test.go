@@ -3,13 +3,10 @@ package agent_test
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ipsync/ipsync/internal/agent"
 	"github.com/ipsync/ipsync/internal/clock/clocktest"
@@ -118,48 +115,16 @@ func TestLeaseUnconfirmedCancelsSyncBeforeExpiry(t *testing.T) {
 	// Only after the expiry may a standby write.
 	second := start(t, clock, table, "agent-2")
 	second.waitCondition(agent.CondLease, false)
-	select {
-	case c := <-second.syncer.calls:
-		t.Fatalf("standby synced (trigger %+v) before the lease expired", c.trig)
-	default:
+	if c := second.next(); !c.trig.Standby {
+		t.Fatalf("second agent synced (trigger %+v) as the holder before the lease expired", c.trig)
+	} else {
+		c.answer(agent.Outcome{}, nil)
 	}
 	clock.Advance(30 * time.Second) // +2m: expired
 	c := second.next()
-	if c.trig != nil && !c.trig.Full {
-		t.Errorf("takeover trigger = %+v, want a full sync", c.trig)
+	if c.trig.Standby || !c.trig.Full {
+		t.Errorf("takeover trigger = %+v, want a full sync as the holder", c.trig)
 	}
 	c.answer(agent.Outcome{}, nil)
 	second.waitCondition(agent.CondLease, true)
-}
-
-// The lease hook follows the lease: it opens the event consumer's gate
-// when the lease is taken and closes it as soon as writes must stop.
-func TestLeaseHookFollowsTheLease(t *testing.T) {
-	clock := newFakeClock()
-	t0 := clock.Now()
-	lease := newSlowLease(newTable(clock).Lease("neutron:"+site, "agent-1"))
-	changes := make(chan bool, 8)
-	h := &harness{t: t, clock: clock, syncer: &fakeSyncer{calls: make(chan *call)}, reg: prometheus.NewRegistry(),
-		triggers: make(chan agent.Trigger), done: make(chan error, 1)}
-	h.agent = agent.New(testConfig(), h.syncer, lease, slog.New(slog.DiscardHandler), h.reg, agent.WithClock(clock),
-		agent.WithLeaseHook(func(held bool) { changes <- held }))
-	ctx, cancel := context.WithCancel(context.Background())
-	h.cancel = cancel
-	go func() { h.done <- h.agent.Run(ctx, h.triggers) }()
-	t.Cleanup(func() {
-		if !h.stopped {
-			_ = h.stop()
-		}
-	})
-
-	if got := waitSignal(t, "the hook", changes); !got {
-		t.Fatalf("first hook call = %v, want true (lease taken)", got)
-	}
-	h.next().answer(agent.Outcome{}, nil)
-	lease.hang.Store(true)
-	waitTimer(t, clock, t0.Add(30*time.Second))
-	clock.Advance(90 * time.Second) // past the point where writes must stop
-	if got := waitSignal(t, "the hook", changes); got {
-		t.Fatalf("hook call after the lease went unconfirmed = %v, want false", got)
-	}
 }

@@ -67,6 +67,7 @@ func (l *loop) acquired(r leaseResult, now time.Time) {
 		a.setCondition(CondLease, false, fmt.Sprintf("acquire lease for %s: %v", a.cfg.Site, r.err), false)
 	case !r.ok:
 		l.lose("another agent holds the lease for " + a.cfg.Site)
+		l.standby = true
 	default:
 		until := ren.started.Add(a.cfg.LeaseTTL - a.cfg.LeaseRenew)
 		if !now.Before(until) {
@@ -74,16 +75,15 @@ func (l *loop) acquired(r leaseResult, now time.Time) {
 			return
 		}
 		if !l.held {
-			// Whatever the last holder had consumed of Neutron's
-			// notifications but not synced is known to nobody: Neutron
-			// is read whole, unless the notification queue is shown to
-			// have kept everything since this agent's own clean stop
-			// (the Syncer has its word). The target's change log tells what changed
-			// in it since this agent last followed it; without a view to
-			// follow on from the sync reads it whole too (a sweep).
-			l.pending = merge(l.pending, &Trigger{Full: true, Takeover: true})
+			// The site is planned at once, on views the standby's syncs
+			// kept current: every agent consumes Neutron's notifications
+			// from a queue of its own, and the target's change log tells
+			// what the last holder wrote. An agent that never synced
+			// reads both sides whole (a sweep).
+			l.pending = merge(l.pending, &Trigger{Full: true})
 			l.nextFull = time.Time{}
 		}
+		l.standby = false
 		l.writeUntil = until
 		l.setHeld(true)
 		a.setCondition(CondLease, true, "this agent holds the lease for "+a.cfg.Site, false)
@@ -119,11 +119,7 @@ func (l *loop) lose(why string) {
 
 func (l *loop) setHeld(held bool) {
 	a := l.a
-	changed := l.held != held
 	l.held = held
 	a.state.setLease(held)
 	a.metrics.setLease(held)
-	if changed {
-		a.onLease(held)
-	}
 }

@@ -25,6 +25,9 @@ const releaseTimeout = 10 * time.Second
 type loop struct {
 	a    *Agent
 	held bool
+	// standby says another agent holds the lease: syncs keep this agent's
+	// views of both sides current and write nothing (Trigger.Standby).
+	standby bool
 	// writeUntil is when writes must have stopped unless the lease is
 	// confirmed again (see leasehold.go); zero while not held.
 	writeUntil time.Time
@@ -57,10 +60,11 @@ type result struct {
 
 // Run syncs the site until ctx is cancelled: a full sync at once and then
 // every Interval, a narrowed sync for each batch from triggers (batches
-// queued while a sync runs are merged into one), and only while this agent
-// holds the lease. On cancellation the running sync's context is cancelled
-// too; Run waits for it, releases the lease and returns nil. Only a failed
-// release is returned.
+// queued while a sync runs are merged into one). Only while this agent
+// holds the lease do they plan and write; while another agent holds it,
+// they keep this one's views current for the takeover. On cancellation
+// the running sync's context is cancelled too; Run waits for it, releases
+// the lease and returns nil. Only a failed release is returned.
 func (a *Agent) Run(ctx context.Context, triggers <-chan Trigger) error {
 	t0 := a.clock.Now()
 	l := &loop{a: a, nextFull: t0, nextSweep: t0, nextLease: t0, done: make(chan result, 1), leaseDone: make(chan leaseResult, 1)}
@@ -111,7 +115,7 @@ func (l *loop) step(ctx context.Context, now time.Time) {
 	if l.renewing == nil && !now.Before(l.nextLease) && ctx.Err() == nil {
 		l.acquire(ctx, now)
 	}
-	if l.held && l.running == nil && l.pending != nil && !now.Before(l.notBefore) {
+	if (l.held || l.standby) && l.running == nil && l.pending != nil && !now.Before(l.notBefore) {
 		l.start(ctx)
 	}
 }
@@ -150,6 +154,7 @@ func (l *loop) nextSync() time.Time {
 
 func (l *loop) start(ctx context.Context) {
 	trig := *l.pending
+	trig.Standby = !l.held
 	l.pending = nil
 	sctx, cancel := context.WithCancel(ctx)
 	l.running = &inflight{trig: trig, start: l.a.clock.Now(), cancel: cancel}
@@ -218,7 +223,7 @@ func (l *loop) shutdown(ctx context.Context, triggers <-chan Trigger) error {
 			drained = true
 		}
 	}
-	a.stopped = Stopped{Held: l.held, Pending: l.pending}
+	a.stopped = Stopped{Pending: l.pending}
 	// The request may have taken the lease before it saw the cancellation;
 	// Release gives back whatever this agent holds, and the lease handle is
 	// not shared with a request still running.

@@ -54,7 +54,7 @@ type Condition struct {
 type RunRecord struct {
 	Start   time.Time      `json:"start"`
 	End     time.Time      `json:"end"`
-	Trigger string         `json:"trigger"` // "full", "events N", "full (events N)"
+	Trigger string         `json:"trigger"` // "full", "events N", "full (events N)", "standby: full"
 	Events  int            `json:"events"`
 	Result  string         `json:"result"` // ok, error, unreachable, canceled
 	Writes  int            `json:"writes"`

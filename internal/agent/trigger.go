@@ -21,15 +21,15 @@ type Trigger struct {
 	// networks than maxPendingIDs): the sync reads Neutron whole. It
 	// implies Full.
 	Unattributed bool
-	// Takeover says this agent just took the lease: what the last holder
-	// consumed of Neutron's notifications but did not sync is known to
-	// nobody, so the sync reads Neutron whole, unless the Syncer knows the
-	// queue kept everything since this agent's own clean stop. It implies
-	// Full and, unlike Unattributed, keeps NetworkIDs.
-	Takeover bool
 	// Sweep asks for a full reconcile that reads both sides whole instead
 	// of what changed since the last one; it implies Full.
 	Sweep bool
+	// Standby says this agent does not hold the lease: the sync brings
+	// what it keeps of both sides up to date, as the holder's would, so
+	// that taking the lease over costs no more than any other cycle, and
+	// plans and writes nothing. Only the loop sets it, on the sync it
+	// starts; merge never carries it over.
+	Standby bool
 	// Events is how many notifications were coalesced into the trigger.
 	Events int
 	// Oldest is when the oldest coalesced event was emitted, for lag metrics.
@@ -54,9 +54,8 @@ func merge(a, b *Trigger) *Trigger {
 		}
 		out.NetworkIDs = union(out.NetworkIDs, t.NetworkIDs)
 		out.RangesChanged = out.RangesChanged || t.RangesChanged
-		out.Full = out.Full || t.Full || t.Unattributed || t.Sweep || t.Takeover
+		out.Full = out.Full || t.Full || t.Unattributed || t.Sweep
 		out.Unattributed = out.Unattributed || t.Unattributed
-		out.Takeover = out.Takeover || t.Takeover
 		out.Sweep = out.Sweep || t.Sweep
 		out.Events += t.Events
 		if !t.Oldest.IsZero() && (out.Oldest.IsZero() || t.Oldest.Before(out.Oldest)) {
@@ -94,6 +93,8 @@ func union(a, b []string) []string {
 // kindOf is the trigger's kind as metrics label it.
 func kindOf(t Trigger) string {
 	switch {
+	case t.Standby:
+		return "standby"
 	case t.Sweep:
 		return "sweep"
 	case t.Full:
@@ -104,6 +105,11 @@ func kindOf(t Trigger) string {
 
 // describe is the trigger as the status page shows it.
 func describe(t Trigger) string {
+	if t.Standby {
+		u := t
+		u.Standby = false
+		return "standby: " + describe(u)
+	}
 	switch {
 	case t.Sweep && t.Events == 0:
 		return "sweep"

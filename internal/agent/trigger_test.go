@@ -35,11 +35,11 @@ func TestMerge(t *testing.T) {
 		{"unattributed reads Neutron whole, which covers the named networks",
 			&Trigger{NetworkIDs: []string{"n1"}, Events: 1}, &Trigger{Unattributed: true, Events: 1},
 			&Trigger{Full: true, Unattributed: true, Events: 2}},
-		// A takeover reads Neutron whole only if the queue cannot vouch
-		// for the saved Neutron: the networks named must survive it.
-		{"a takeover keeps the named networks",
-			&Trigger{NetworkIDs: []string{"n1"}, Events: 1}, &Trigger{Full: true, Takeover: true},
-			&Trigger{NetworkIDs: []string{"n1"}, Full: true, Takeover: true, Events: 1}},
+		// A standby sync that failed goes back into the pending work,
+		// which the holder may run: it must not stay a standby's.
+		{"standby is not carried over",
+			&Trigger{NetworkIDs: []string{"n1"}, Events: 1, Standby: true}, &Trigger{Full: true, Standby: true},
+			&Trigger{NetworkIDs: []string{"n1"}, Full: true, Events: 1}},
 		{"a sweep reads Neutron whole",
 			&Trigger{NetworkIDs: []string{"n1"}, Events: 1}, &Trigger{Full: true, Sweep: true},
 			&Trigger{Full: true, Sweep: true, Events: 1}},
@@ -89,6 +89,7 @@ func TestDescribe(t *testing.T) {
 		{Trigger{Full: true}, "full"},
 		{Trigger{Full: true, Events: 4}, "full (events 4)"},
 		{Trigger{NetworkIDs: []string{"n"}, Events: 2}, "events 2"},
+		{Trigger{Full: true, Sweep: true, Standby: true}, "standby: sweep"},
 	}
 	for _, tt := range tests {
 		if got := describe(tt.in); got != tt.want {

@@ -85,10 +85,7 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	}
 	// The agent names its site in every line it logs; given a logger that
 	// does already, each line would say it twice.
-	// Only the lease holder consumes notifications: a standby on the same
-	// queue would take and acknowledge what it never acts on.
-	gate := events.NewGate()
-	a := agent.New(ac, syncer, lease, e.logger, reg, agent.WithLeaseHook(gate.Set))
+	a := agent.New(ac, syncer, lease, e.logger, reg)
 	log := e.logger.With("site", site.Name)
 
 	ln, err := net.Listen("tcp", cfg.Agent.Listen)
@@ -111,7 +108,8 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	triggers := make(chan agent.Trigger, 16)
 	var ev *siteEvents
 	if cfg.Agent.RabbitMQ.URL != "" {
-		if ev, err = e.startEvents(ctx, agentCtx, cfg, site, a, gate, triggers, syncer.state.resumeOptions()); err != nil {
+		q := ownQueue(cfg.Agent.RabbitMQ.Queue, site.Name, syncer.state)
+		if ev, err = e.startEvents(ctx, agentCtx, cfg, site, a, q, triggers, syncer.state.resumeOptions()); err != nil {
 			return err
 		}
 	} else {
@@ -196,21 +194,17 @@ func (ev *siteEvents) waitDrained(limit time.Duration) bool {
 	}
 }
 
-// startEvents consumes the site's Neutron notifications while gate is open
-// (this agent holds the lease) and until ctx ends, and turns bursts of
-// them into agent triggers on out until agentCtx ends.
-func (e *env) startEvents(ctx, agentCtx context.Context, cfg *config.Config, site *config.Site, a *agent.Agent, gate *events.Gate,
+// startEvents consumes the site's Neutron notifications from the agent's
+// own queue q until ctx ends, and turns bursts of them into agent
+// triggers on out until agentCtx ends.
+func (e *env) startEvents(ctx, agentCtx context.Context, cfg *config.Config, site *config.Site, a *agent.Agent, q queue,
 	out chan<- agent.Trigger, opts []events.Option) (*siteEvents, error) {
 	rc := cfg.Agent.RabbitMQ
 	u, err := withPassword(rc.URL, e.getenv("IPSYNC_RABBITMQ_PASSWORD"), rc.PasswordFile)
 	if err != nil {
 		return nil, err
 	}
-	queue := rc.Queue
-	if queue == "" {
-		queue = "ipsync-" + site.Name
-	}
-	ec := events.Config{URL: u, Exchange: rc.Exchange, Topic: rc.Topic, Queue: queue}.WithDefaults()
+	ec := events.Config{URL: u, Exchange: rc.Exchange, Topic: rc.Topic, Queue: q.name, KeepFor: q.keepFor}.WithDefaults()
 	if err := ec.Validate(); err != nil {
 		return nil, fmt.Errorf("agent.rabbitmq: %w", err)
 	}
@@ -222,14 +216,14 @@ func (e *env) startEvents(ctx, agentCtx context.Context, cfg *config.Config, sit
 			case err != nil:
 				a.SetCondition("rabbitmq", false, "unreachable, retrying: "+err.Error())
 			default:
-				a.SetCondition("rabbitmq", true, "not consuming: only the lease holder consumes")
+				a.SetCondition("rabbitmq", true, "stopped consuming")
 			}
 		}))...)
 	ev := &siteEvents{consumer: consumer, drained: make(chan struct{})}
 	evs := make(chan events.Event, 1024)
 	batches := make(chan events.Batch, 16)
 	go func() {
-		_ = consumer.RunGated(ctx, gate, evs)
+		_ = consumer.Run(ctx, evs)
 		close(evs)
 	}()
 	go func() {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,6 +42,20 @@ type siteState struct {
 	// when Neutron is read whole at start.
 	marker *events.Marker
 	proof  chan sitesync.Proof
+	// queue is the agent's own notification queue, kept in the state
+	// for the next start (see ownQueue).
+	queue string
+}
+
+// queueName is the queue the saved state names, if it is one of prefix,
+// else a new one; either is saved with the state from now on.
+func (st *siteState) queueName(prefix string) string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !strings.HasPrefix(st.queue, prefix+".") {
+		st.queue = newQueueName(prefix)
+	}
+	return st.queue
 }
 
 // resume makes s follow on from the saved state if it can be, and says
@@ -55,6 +70,7 @@ func (st *siteState) resume(ctx context.Context, sc scope.Scope, notified bool) 
 		st.log.Warn("saved state unreadable: the first sync is a sweep", "err", err)
 		return "sweep: " + err.Error()
 	}
+	st.queue = saved.Queue
 	if err := saved.Usable(st.header, sc, st.clock.Now(), changelog.MaxGap); err != nil {
 		st.log.Warn("saved state not followed on from: the first sync is a sweep", "state", st.path, "reason", err)
 		return "sweep: the saved state cannot be followed on from: " + err.Error()
@@ -79,7 +95,7 @@ func (st *siteState) resume(ctx context.Context, sc scope.Scope, notified bool) 
 // neutronWhy says why a resumed agent reads Neutron whole.
 func (st *siteState) neutronWhy(saved *statefile.State) string {
 	if saved.Neutron == nil {
-		return "the agent that saved the state did not stop cleanly while holding the lease and consuming notifications"
+		return "the agent that saved the state did not stop cleanly while consuming notifications"
 	}
 	return "notifications are not configured (agent.rabbitmq)"
 }
@@ -97,7 +113,7 @@ func (st *siteState) resumeOptions() []events.Option {
 
 // stop saves the state when the agent has stopped. Neutron as the last
 // sync saw it is kept too, with the work no sync finished, if the agent
-// held the lease and consumed notifications until it stopped: mark
+// consumed notifications until it stopped, as holder or standby: mark
 // leaves the marker that lets the next start tell whether the queue kept
 // what came since. Otherwise the next start reads Neutron whole.
 func (st *siteState) stop(ctx context.Context, stopped agent.Stopped, mark func(context.Context) (events.Marker, error)) {
@@ -113,8 +129,6 @@ func (st *siteState) neutronAtStop(ctx context.Context, stopped agent.Stopped, m
 	switch {
 	case mark == nil:
 		return nil, "no notifications consumed, or not all of those consumed reached the agent"
-	case !stopped.Held:
-		return nil, "the agent did not hold the lease when it stopped"
 	case pending != nil && (pending.Unattributed || pending.RangesChanged):
 		return nil, "a change no network list names was not synced yet"
 	}
@@ -163,7 +177,7 @@ func (st *siteState) saveWith(n *statefile.Neutron) {
 		return
 	}
 	now := st.clock.Now()
-	s := &statefile.State{Header: st.header, SavedAt: now, LastSweep: st.lastSweep, Scope: statefile.ScopeOf(sc), View: view, Neutron: n}
+	s := &statefile.State{Header: st.header, SavedAt: now, LastSweep: st.lastSweep, Scope: statefile.ScopeOf(sc), View: view, Neutron: n, Queue: st.queue}
 	if err := os.MkdirAll(filepath.Dir(st.path), 0o700); err != nil {
 		st.log.Warn("state not saved", "err", err)
 		return

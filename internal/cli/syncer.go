@@ -21,7 +21,7 @@ type siteSyncer struct {
 func (a siteSyncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcome, error) {
 	req := sitesync.Request{Sweep: true}
 	if t != nil {
-		req = sitesync.Request{Networks: t.NetworkIDs, Full: t.Full, NeutronWhole: t.Unattributed, Takeover: t.Takeover, Sweep: t.Sweep}
+		req = sitesync.Request{Networks: t.NetworkIDs, Full: t.Full, NeutronWhole: t.Unattributed, Sweep: t.Sweep, Standby: t.Standby}
 	}
 	started := a.clock.Now()
 	out, err := a.s.Sync(ctx, req)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ipsync/ipsync/internal/agent"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 )
 
@@ -75,6 +76,20 @@ func (p *slowProxy) recorded() []interval {
 	return slices.Clone(p.writes)
 }
 
+// runs are the agent's syncs as its status page lists them, oldest first.
+func (a *runningAgent) runs(t *testing.T) []agent.RunRecord {
+	t.Helper()
+	code, body := httpGet("http://" + a.listen + "/status.json")
+	var st struct {
+		Runs []agent.RunRecord `json:"runs"`
+	}
+	if code != http.StatusOK || json.Unmarshal([]byte(body), &st) != nil {
+		t.Fatalf("status.json: %d %s", code, body)
+	}
+	slices.Reverse(st.Runs) // the page lists the newest first
+	return st.Runs
+}
+
 func (a *runningAgent) holdsLease() bool {
 	code, body := httpGet("http://" + a.listen + "/status.json")
 	if code != http.StatusOK {
@@ -86,13 +101,14 @@ func (a *runningAgent) holdsLease() bool {
 	return json.Unmarshal([]byte(body), &st) == nil && st.LeaseHeld
 }
 
-// TestTwoAgentsWithSlowNautobot runs two agents of one site on one queue,
-// with a lease of 9s renewed every 3s (a real Nautobot takes a second to
-// answer /api/status/), and makes the holder's Nautobot answer only after
-// 20s. The holder must stop writing before the lease can
-// expire, the standby take over, and every Neutron change be synced from
-// its notification (the periodic sync is a day away): never two writers,
-// no notification lost or left waiting.
+// TestTwoAgentsWithSlowNautobot runs two agents of one site, each on a
+// notification queue of its own, with a lease of 9s renewed every 3s (a
+// real Nautobot takes a second to answer /api/status/), and makes the
+// holder's Nautobot answer only after 20s. The holder must stop writing
+// before the lease can expire, the standby take over on the views it
+// kept, and every Neutron change be synced from its notification (the
+// periodic sync is a day away): never two writers, no notification lost
+// or left waiting.
 func TestTwoAgentsWithSlowNautobot(t *testing.T) {
 	base := neutronURL(t)
 	amqp := os.Getenv("IPSYNC_RABBITMQ_URL")
@@ -155,6 +171,30 @@ agent:
 	proxies["a"].delay.Store(int64(20 * time.Second))
 	create(1, 184)
 	waitUntil(t, "agent b to take the lease over", agents, b.holdsLease)
+
+	// b kept its views current as a standby, from a notification queue of
+	// its own: taking over, it read neither side whole.
+	var takeover *agent.RunRecord
+	var runs []agent.RunRecord
+	waitUntil(t, "agent b's first sync as the holder", agents, func() bool {
+		runs = b.runs(t)
+		for i, r := range runs {
+			if !strings.HasPrefix(r.Trigger, "standby") {
+				takeover = &runs[i]
+				return true
+			}
+		}
+		return false
+	})
+	switch {
+	case takeover == nil:
+		t.Errorf("agent b's runs after the takeover %+v: none as the holder", runs)
+	case len(runs) == 0 || !strings.HasPrefix(runs[0].Trigger, "standby"):
+		t.Errorf("agent b's first run %+v, want a standby's", runs[0])
+	case takeover.ReadWhole["neutron"] || takeover.ReadWhole["target"]:
+		t.Log(b.logs.String())
+		t.Errorf("agent b's first sync as the holder %+v read whole %v; want it to plan on the views its standby syncs kept", takeover, takeover.ReadWhole)
+	}
 
 	// a's Nautobot recovers; a must find the lease taken and stay standby.
 	proxies["a"].delay.Store(0)

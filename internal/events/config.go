@@ -20,9 +20,17 @@ type Config struct {
 	// appended because Neutron's resource notifications are all INFO.
 	// Topic-exchange wildcards ("notifications.*") are used as they are.
 	Topic string
-	// Queue is the durable queue this agent owns, e.g. "ipsync-<site>", so
-	// that notifications sent while the agent is down wait for it.
+	// Queue is the queue this agent alone consumes, bound to the exchange:
+	// every agent of a site gets every notification in a queue of its own,
+	// so a standby keeps its view of Neutron as current as the holder's.
 	Queue string
+	// KeepFor, when set, makes the queue durable, so that what Neutron
+	// sends while the agent is down waits for the agent's next start, and
+	// lets RabbitMQ delete it once it has been unused that long
+	// (x-expires): an agent that is gone for good leaves nothing behind.
+	// Zero is for an agent that keeps no state to follow on from: its
+	// queue is deleted with its last consumer (auto-delete).
+	KeepFor time.Duration
 	// Prefetch is how many unacknowledged messages RabbitMQ may push.
 	Prefetch int
 	// ReconnectMin and ReconnectMax bound the exponential reconnect backoff.
@@ -106,6 +114,9 @@ func (c Config) Validate() error {
 	if c.MaxLength < 0 {
 		errs = append(errs, fmt.Errorf("max_length: %d must not be negative", c.MaxLength))
 	}
+	if c.KeepFor < 0 || (c.KeepFor > 0 && c.KeepFor < time.Millisecond) {
+		errs = append(errs, fmt.Errorf("keep_for: %v must be 0 or at least 1ms", c.KeepFor))
+	}
 	return errors.Join(errs...)
 }
 
@@ -169,6 +180,9 @@ func (c Config) queueArgs() map[string]any {
 	}
 	if c.MaxLength > 0 {
 		args["x-max-length"] = int64(c.MaxLength)
+	}
+	if c.KeepFor > 0 {
+		args["x-expires"] = c.KeepFor.Milliseconds()
 	}
 	if len(args) == 0 {
 		return nil

@@ -42,6 +42,7 @@ func TestConfigValidate(t *testing.T) {
 		{"backoff zero", func(c *Config) { c.ReconnectMin = 0 }, "reconnect_min"},
 		{"ttl", func(c *Config) { c.MessageTTL = time.Microsecond }, "message_ttl"},
 		{"max length", func(c *Config) { c.MaxLength = -5 }, "max_length"},
+		{"keep for", func(c *Config) { c.KeepFor = -time.Hour }, "keep_for"},
 	}
 	for _, tt := range tests {
 		c := good
@@ -92,6 +93,7 @@ func TestQueueArgs(t *testing.T) {
 		{Config{MessageTTL: 6 * time.Hour}, map[string]any{"x-message-ttl": int64(21600000)}},
 		{Config{MaxLength: 100000, MessageTTL: time.Second},
 			map[string]any{"x-max-length": int64(100000), "x-message-ttl": int64(1000)}},
+		{Config{KeepFor: 24 * time.Hour}, map[string]any{"x-expires": int64(86400000)}},
 	}
 	for _, tt := range tests {
 		if got := tt.cfg.queueArgs(); !reflect.DeepEqual(got, tt.want) {

@@ -11,7 +11,7 @@ import (
 	"github.com/ipsync/ipsync/internal/clock"
 )
 
-// Consumer reads notifications from one durable queue bound to Neutron's
+// Consumer reads notifications from its own queue bound to Neutron's
 // notification exchange, reconnecting for as long as it runs.
 type Consumer struct {
 	cfg   Config
@@ -22,8 +22,8 @@ type Consumer struct {
 	// against (WithResume); nil after it.
 	resume *resume
 	// live says a session consumed until Run's context ended it: no
-	// connection lost, no gate closed since it began. Only then may Mark
-	// vouch for the queue.
+	// connection lost since it began. Only then may Mark vouch for the
+	// queue.
 	live atomic.Bool
 }
 

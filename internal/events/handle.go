@@ -35,8 +35,8 @@ func (c *Consumer) handle(ctx context.Context, log *slog.Logger, d amqp.Delivery
 		if ev.Timestamp.IsZero() {
 			ev.Timestamp = c.clock.Now().UTC()
 		}
-		// A stopped consumer (the gate closed: the lease moved) hands
-		// nothing more on, even where out would still take it.
+		// A stopped consumer hands nothing more on, even where out would
+		// still take it: the message stays in the queue for the next start.
 		if ctx.Err() != nil {
 			c.settle(log, d, d.Nack(false, true))
 			return nil, nil, false

@@ -46,6 +46,7 @@ func testConfig(t *testing.T, url, name string) Config {
 		Queue:        "ipsync-test-" + name + "-" + rand.Text()[:8],
 		ReconnectMin: 200 * time.Millisecond,
 		ReconnectMax: 2 * time.Second,
+		KeepFor:      time.Hour,
 	}.WithDefaults()
 	t.Cleanup(func() { deleteQueue(t, url, cfg.Queue) })
 	return cfg
@@ -162,13 +163,6 @@ type timedState struct {
 
 func startConsumer(t *testing.T, cfg Config, opts ...Option) *running {
 	t.Helper()
-	return startGated(t, cfg, nil, opts...)
-}
-
-// startGated runs a consumer that consumes only while gate is open; a nil
-// gate runs it ungated.
-func startGated(t *testing.T, cfg Config, gate *Gate, opts ...Option) *running {
-	t.Helper()
 	r := &running{t: t, out: make(chan Event), done: make(chan error, 1), change: make(chan struct{}, 1)}
 	c := NewConsumer(cfg, discard(), append(opts, WithStateHook(func(connected bool, err error) {
 		r.mu.Lock()
@@ -182,13 +176,7 @@ func startGated(t *testing.T, cfg Config, gate *Gate, opts ...Option) *running {
 	r.c = c
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
-	go func() {
-		if gate == nil {
-			r.done <- c.Run(ctx, r.out)
-			return
-		}
-		r.done <- c.RunGated(ctx, gate, r.out)
-	}()
+	go func() { r.done <- c.Run(ctx, r.out) }()
 	t.Cleanup(r.stop)
 	return r
 }

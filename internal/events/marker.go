@@ -30,7 +30,7 @@ import (
 // agent's marker comes after it (nobody else consumed and stopped since).
 
 // ErrNotLive is Mark's answer when the consumer was not consuming when it
-// stopped (a lost connection, the lease gone, never started): what the
+// stopped (a lost connection, never started): what the
 // queue lost meanwhile cannot be vouched for.
 var ErrNotLive = errors.New("the consumer was not consuming when it stopped")
 

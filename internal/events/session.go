@@ -220,7 +220,8 @@ func (c *Consumer) declare(conn *amqp.Connection) (*amqp.Channel, int, error) {
 			return nil, 0, fmt.Errorf("declare exchange %q: %w", c.cfg.Exchange, err)
 		}
 	}
-	q, err := ch.QueueDeclare(c.cfg.Queue, true, false, false, false, amqp.Table(c.cfg.queueArgs()))
+	durable := c.cfg.KeepFor > 0
+	q, err := ch.QueueDeclare(c.cfg.Queue, durable, !durable, false, false, amqp.Table(c.cfg.queueArgs()))
 	if err != nil {
 		return nil, 0, fmt.Errorf("declare queue %q: %w", c.cfg.Queue, err)
 	}

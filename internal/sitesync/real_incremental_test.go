@@ -163,7 +163,9 @@ type liveSite struct {
 // TestRealIncrementalEqualsWhole makes random changes to real Neutrons
 // (networks, ports, renames, deletes) and hand edits to a real target
 // (descriptions, deletes of ipsync's objects), restarts the sync now and
-// then with changes made while it was down, tells some Neutron changes
+// then with changes made while it was down, hands the lease now and then
+// to a standby that synced beside it without writing (and takes over
+// on the views it kept), tells some Neutron changes
 // by no event that names their network (as a router's gateway change, or
 // notifications lost around a broker restart, are told), follows some
 // hand edits with an event of another network, delivers older
@@ -308,6 +310,25 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 		t.Fatalf("first sweep: %v", err)
 	}
 	save("first sweep", false)
+	// sb is a second agent of the site, a standby: told of every change
+	// the holder is told of (a queue of its own), it syncs as the holder
+	// does but writes nothing, and takes the lease over now and then,
+	// planning on the views it kept.
+	sb := newSyncer(g.fresh)
+	standby := func(step string, req Request) {
+		t.Helper()
+		defer took.since("standby", time.Now())
+		req.Standby = true
+		out, err := sb.Sync(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: the standby's sync: %v", step, err)
+		}
+		took.requests("standby", out.Reads)
+		if out.Writes > 0 || out.Plan != nil {
+			t.Fatalf("%s: the standby wrote %d objects", step, out.Writes)
+		}
+	}
+	standby("the standby's start", Request{Sweep: true})
 	defer func() { t.Logf("%d steps: %s", steps, total) }()
 	for i := range steps {
 		took = stepTimes{}
@@ -316,6 +337,17 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 		took.since("change", t0)
 		step := fmt.Sprintf("step %d (%s)", i, op)
 		resumed, neutronResumed := false, false
+		// told are the networks a change while the holder was away named
+		// in the standby's queue.
+		var told []string
+		if op == "takeover" {
+			// The holder stops or loses the lease, a change comes, and the
+			// standby takes over; the old holder stays on as the standby.
+			var by string
+			by, told = site.randomHandOrNeutronChange(t, g, rng)
+			s, sb = sb, s
+			step += ": " + by
+		}
 		if op == "restart" {
 			// A change while no sync runs, picked up by the restarted
 			// one, which resumes from the state saved when it stopped,
@@ -324,7 +356,8 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 			if how == 0 {
 				save(step, true)
 			}
-			by, told := site.randomHandOrNeutronChange(t, g, rng)
+			var by string
+			by, told = site.randomHandOrNeutronChange(t, g, rng)
 			touched = nil
 			from := statePath
 			if how == 2 {
@@ -342,6 +375,17 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 		// whole site, by what changed.
 		t0 = time.Now()
 		switch {
+		case op == "takeover":
+			// Taking the lease over plans the whole site at once, with
+			// the networks the standby was told of and had not synced.
+			out, err := s.Sync(ctx, Request{Full: true, Networks: told})
+			if err != nil {
+				t.Fatalf("%s: the takeover's sync: %v", step, err)
+			}
+			took.requests("narrowed", out.Reads)
+			if out.Whole["neutron"] || out.Whole["target"] {
+				t.Errorf("%s: the takeover read whole %v; want it to plan on the views the standby kept", step, out.Whole)
+			}
 		case unattributed && (s.last != nil || resumed):
 			out, err := s.Sync(ctx, Request{Full: true, NeutronWhole: true})
 			if err != nil {
@@ -374,6 +418,16 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 		}
 		took.since("periodic", t0)
 		took.requests("periodic", out.Reads)
+		// The standby was told what the holder was, and syncs as it does.
+		switch {
+		case len(told) > 0:
+			standby(step, Request{Networks: told})
+		case unattributed && op != "restart":
+			standby(step, Request{Full: true, NeutronWhole: true})
+		case len(touched) > 0 && op != "takeover":
+			standby(step, Request{Networks: touched})
+		}
+		standby(step, Request{})
 		if neutronResumed && (out.Whole["neutron"] || out.Whole["target"]) {
 			t.Errorf("%s: the first sync after a clean stop read whole %v", step, out.Whole)
 		}
@@ -408,6 +462,9 @@ func randomSitePolicy(owner resource.Owner) plan.Policy {
 func (site *liveSite) randomChange(t *testing.T, g realTarget, rng *rand.Rand) (string, []string, bool) {
 	switch rng.IntN(8) {
 	case 0:
+		if rng.IntN(2) == 0 {
+			return "takeover", nil, false
+		}
 		return "restart", nil, false
 	case 1:
 		if g.shell != "" && rng.IntN(2) == 0 {

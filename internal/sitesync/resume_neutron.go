@@ -59,8 +59,8 @@ func (s *Syncer) ResumeNeutron(st NeutronState, proof <-chan Proof) {
 }
 
 // awaitProof turns the queue's verdict into what the first sync after
-// ResumeNeutron reads of Neutron, and says whether the queue was kept.
-func (s *Syncer) awaitProof(ctx context.Context, req Request) (Request, bool, error) {
+// ResumeNeutron reads of Neutron.
+func (s *Syncer) awaitProof(ctx context.Context, req Request) (Request, error) {
 	t := s.cfg.Clock.NewTimer(proofWait)
 	defer t.Stop()
 	var p Proof
@@ -69,7 +69,7 @@ func (s *Syncer) awaitProof(ctx context.Context, req Request) (Request, bool, er
 	case <-t.C():
 		p.Reason = "no verdict from the notification queue within " + proofWait.String()
 	case <-ctx.Done():
-		return req, false, ctx.Err() // the next sync waits again
+		return req, ctx.Err() // the next sync waits again
 	}
 	s.proof = nil
 	networks := s.resumed
@@ -80,11 +80,11 @@ func (s *Syncer) awaitProof(ctx context.Context, req Request) (Request, bool, er
 		}
 		s.cfg.Log.Info("Neutron read whole: the saved Neutron cannot be followed on from", "reason", p.Reason)
 		req.NeutronWhole = true
-		return req, false, nil
+		return req, nil
 	}
 	ids := slices.Concat(req.Networks, networks, p.Networks)
 	slices.Sort(ids)
 	req.Networks, req.Full = slices.Compact(ids), true
 	s.cfg.Log.Info("following on from the saved Neutron: the notification queue kept everything since the stop", "networks", len(req.Networks))
-	return req, true, nil
+	return req, nil
 }

@@ -22,16 +22,16 @@ func TestResumeNeutronWaitsForTheQueue(t *testing.T) {
 		proof Proof
 		// pending are the networks the stopped agent had not synced.
 		pending []string
-		// req is the first sync's; the agent's on taking the lease by
+		// req is the first sync's; the agent's first periodic one by
 		// default.
 		req   *Request
 		whole bool
 	}{
 		{name: "kept, the queue names the new network", proof: Proof{Kept: true, Networks: []string{"n2"}}},
 		{name: "kept, and a notification after the backlog names it", proof: Proof{Kept: true},
-			req: &Request{Full: true, Takeover: true, Networks: []string{"n2"}}},
+			req: &Request{Full: true, Networks: []string{"n2"}}},
 		{name: "kept, but a notification after the backlog named no network", proof: Proof{Kept: true, Networks: []string{"n2"}},
-			req: &Request{Full: true, Takeover: true, NeutronWhole: true}, whole: true},
+			req: &Request{Full: true, NeutronWhole: true}, whole: true},
 		{name: "kept, the saved state names it", proof: Proof{Kept: true}, pending: []string{"n2"}},
 		{name: "not kept", proof: Proof{Reason: "the witness exchange is gone"}, whole: true},
 		{name: "kept, but a notification named no network", proof: Proof{Kept: true, Unattributed: true}, whole: true},
@@ -59,7 +59,7 @@ func TestResumeNeutronWaitsForTheQueue(t *testing.T) {
 			proof := make(chan Proof, 1)
 			resumed.ResumeNeutron(st, proof)
 			proof <- tc.proof
-			req := Request{Full: true, Takeover: true}
+			req := Request{Full: true}
 			if tc.req != nil {
 				req = *tc.req
 			}
@@ -76,14 +76,12 @@ func TestResumeNeutronWaitsForTheQueue(t *testing.T) {
 			if got := keys(t, store, owner); !slices.Equal(got, want) {
 				t.Errorf("target after the first sync: %q, want %q", got, want)
 			}
-			// The proof is spent: later syncs do not wait for another,
-			// and the next takeover reads Neutron whole.
-			if _, err := resumed.Sync(ctx, Request{}); err != nil {
-				t.Fatal(err)
-			}
+			// The proof is spent: later syncs do not wait for another
+			// (the channel is empty: one that waited would time out), and
+			// follow Neutron on.
 			full = src.full
-			if out, err := resumed.Sync(ctx, Request{Full: true, Takeover: true}); err != nil || !out.Whole["neutron"] || src.full != full+1 {
-				t.Errorf("a later takeover: %v, read Neutron whole %v", err, out.Whole["neutron"])
+			if out, err := resumed.Sync(ctx, Request{Full: true}); err != nil || out.Whole["neutron"] || src.full != full {
+				t.Errorf("a later sync: %v, read Neutron whole %v", err, out.Whole["neutron"])
 			}
 		})
 	}

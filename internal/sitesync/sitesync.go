@@ -87,12 +87,15 @@ type Request struct {
 	// whole site is synced on a whole read of Neutron. changed_since would
 	// not do: it lists no deletes.
 	NeutronWhole bool
-	// Takeover says the agent just took the lease: notifications since
-	// its last sync may have gone to another agent, so Neutron is read
-	// whole, unless the queue's word after ResumeNeutron is that it kept
-	// everything since this agent's clean stop.
-	Takeover bool
-	Sweep    bool
+	Sweep        bool
+	// Standby says another agent holds the lease: the sync reads what the
+	// request asks of both sides, as the holder's sync would, and plans
+	// and writes nothing. The views it keeps current are what this agent
+	// plans on when it takes the lease over, instead of reading Neutron
+	// whole then. A narrowed standby sync reads Neutron alone, unless the
+	// target's view must be read anew (the scope grew): the next sync of
+	// the whole site brings the view up to date.
+	Standby bool
 }
 
 // Outcome is what one sync did. A nil Plan means nothing was concluded for
@@ -181,15 +184,11 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := Outcome{Reads: map[string]int{}, Objects: map[string]int{}, Whole: map[string]bool{}, Misses: map[string][]string{}}
-	kept := false
 	if s.proof != nil {
 		var err error
-		if req, kept, err = s.awaitProof(ctx, req); err != nil {
+		if req, err = s.awaitProof(ctx, req); err != nil {
 			return out, err
 		}
-	}
-	if req.Takeover && !kept {
-		req.NeutronWhole = true
 	}
 	// A Syncer resumed on the target's side alone follows the target on
 	// from its saved view, but knows nothing of Neutron: the first sync
@@ -211,10 +210,26 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 		return out, &UnreachableError{Side: "neutron", Err: err}
 	}
 	s.rescope(snap)
+	// A standby's narrowed sync leaves the target to the next sync of the
+	// whole site, unless the view is gone (the scope grew): it reads the
+	// target whole now, not when it takes the lease over.
+	if req.Standby && narrowed && s.following {
+		s.last, s.settled = snap, false
+		return out, nil
+	}
 	current, changed, err := s.readTarget(ctx, sweep, narrowed, &out)
 	if err != nil {
 		s.settled = false
 		return out, &UnreachableError{Side: "nautobot", Err: err}
+	}
+	if req.Standby {
+		// The views are current; what they call for is the holder's to
+		// plan, and this agent's first sync as the holder plans it.
+		if sweep {
+			s.neutronMisses(snap, current, &out)
+		}
+		s.last, s.lastRead, s.settled = snap, started, false
+		return out, nil
 	}
 	// Planning the same two sides again would give the plan the last sync
 	// carried out: a site where nothing happens costs its reads alone.
@@ -229,11 +244,8 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 		mc.KnownGroups = KnownGroups(current)
 		objs, r := neutron.Map(snap, mc)
 		report = r
-		if sweep && s.last != nil && s.neutronFollowed() {
-			prev, _ := neutron.Map(s.last, mc)
-			for _, m := range changelog.CompareBy(prev, objs, func(o resource.Object) string { return o.Key().String() }) {
-				out.Misses["neutron"] = append(out.Misses["neutron"], m.String())
-			}
+		if sweep {
+			s.neutronMissesOf(objs, mc, &out)
 		}
 		return objs, nil
 	}
@@ -288,6 +300,30 @@ func (s *Syncer) rescope(snap *neutron.Snapshot) {
 // neutronFollowed says whether the last snapshot was kept up to date by
 // what Neutron tells of changes rather than read whole every sync.
 func (s *Syncer) neutronFollowed() bool { return s.cfg.Notified }
+
+// neutronMisses counts, after a sweep's whole read snap, what following
+// Neutron had missed in the last snapshot, mapped against current.
+func (s *Syncer) neutronMisses(snap *neutron.Snapshot, current []resource.Object, out *Outcome) {
+	if s.last == nil || !s.neutronFollowed() {
+		return
+	}
+	mc := s.cfg.Map
+	mc.KnownGroups = KnownGroups(current)
+	objs, _ := neutron.Map(snap, mc)
+	s.neutronMissesOf(objs, mc, out)
+}
+
+// neutronMissesOf counts what following Neutron had missed in the last
+// snapshot, where objs is a whole read's mapping with mc.
+func (s *Syncer) neutronMissesOf(objs []resource.Object, mc neutron.MapConfig, out *Outcome) {
+	if s.last == nil || !s.neutronFollowed() {
+		return
+	}
+	prev, _ := neutron.Map(s.last, mc)
+	for _, m := range changelog.CompareBy(prev, objs, func(o resource.Object) string { return o.Key().String() }) {
+		out.Misses["neutron"] = append(out.Misses["neutron"], m.String())
+	}
+}
 
 // readNeutron reads what req needs of Neutron, and the scope of the plan.
 func (s *Syncer) readNeutron(ctx context.Context, req Request, sweep, narrowed bool, out *Outcome) (*neutron.Snapshot, scope.Scope, error) {

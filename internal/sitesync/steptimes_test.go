@@ -7,7 +7,7 @@ import (
 )
 
 // phases are the parts of a randomized step, in the order they run.
-var phases = []string{"change", "narrowed", "periodic", "sweep"}
+var phases = []string{"change", "narrowed", "periodic", "standby", "sweep"}
 
 // stepTimes is where a randomized step's time went, and the requests of
 // its syncs, per phase: what the CI's step budget is spent on.

@@ -47,10 +47,13 @@ type State struct {
 	Scope     Scope           `json:"scope"`
 	View      changelog.Saved `json:"view"`
 	// Neutron is kept only by an agent that stopped cleanly while it
-	// held the lease and consumed Neutron's notifications: the marker it
-	// left in its queue lets the next start tell whether the queue kept
-	// every notification since.
+	// consumed Neutron's notifications: the marker it left in its queue
+	// lets the next start tell whether the queue kept every notification
+	// since.
 	Neutron *Neutron `json:"neutron,omitempty"`
+	// Queue is the agent's own notification queue, which its next start
+	// consumes again.
+	Queue string `json:"queue,omitempty"`
 }
 
 // Neutron is Neutron as the agent's last sync saw it.
