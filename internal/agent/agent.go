@@ -43,6 +43,10 @@ type Config struct {
 	BackoffMin, BackoffMax time.Duration
 	// History is how many runs the status page keeps (20).
 	History int
+	// DryRun is an agent that plans and reports drift and writes nothing:
+	// it takes no lease either, so an agent that writes, started beside
+	// it, is not kept waiting, and the target sees only reads.
+	DryRun bool
 }
 
 func (c Config) withDefaults() Config {
@@ -160,6 +164,6 @@ func (a *Agent) setCondition(name string, ok bool, message string, fromRun bool)
 // Status is the agent's state as the status page shows it.
 func (a *Agent) Status() Status {
 	st := a.state.snapshot(a.cfg.Site, a.cfg.Target)
-	st.Start = a.cfg.Start
+	st.Start, st.DryRun = a.cfg.Start, a.cfg.DryRun
 	return st
 }

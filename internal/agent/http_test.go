@@ -152,3 +152,31 @@ func TestStatusPage(t *testing.T) {
 		t.Errorf("status.json ready = true with nautobot unreachable")
 	}
 }
+
+// TestStatusPageOfADryRun: a dry run says so at the top of its page and in
+// status.json, and its lease row says it takes none rather than failing.
+func TestStatusPageOfADryRun(t *testing.T) {
+	clock := newFakeClock()
+	cfg := testConfig()
+	cfg.DryRun = true
+	h := startConfig(t, clock, newTable(clock).Lease("neutron:"+site, "dry"), cfg)
+	h.next().answer(driftingOutcome(), nil)
+	h.runs(1)
+	code, body := h.get("/")
+	if code != 200 {
+		t.Fatalf("/ = %d, want 200", code)
+	}
+	for _, want := range []string{"(dry run)", "writes nothing", "not taken (dry run)", "a11-12-network/101"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("dry run's status page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "not held by this agent") {
+		t.Errorf("dry run's status page reports the lease as failing")
+	}
+	_, body = h.get("/status.json")
+	var st agent.Status
+	if err := json.Unmarshal([]byte(body), &st); err != nil || !st.DryRun || st.LeaseHeld {
+		t.Errorf("status.json dry_run %v lease_held %v (%v), want a dry run holding no lease", st.DryRun, st.LeaseHeld, err)
+	}
+}

@@ -72,7 +72,10 @@ func (a *Agent) Run(ctx context.Context, triggers <-chan Trigger) error {
 		l.nextSweep = due
 	}
 	a.log.Info("agent started", "target", a.cfg.Target, "interval", a.cfg.Interval, "sweep", a.cfg.Sweep,
-		"next_sweep", l.nextSweep, "lease_ttl", a.cfg.LeaseTTL, "lease_renew", a.cfg.LeaseRenew)
+		"next_sweep", l.nextSweep, "lease_ttl", a.cfg.LeaseTTL, "lease_renew", a.cfg.LeaseRenew, "dry_run", a.cfg.DryRun)
+	if a.cfg.DryRun {
+		a.setCondition(CondLease, true, "dry run: no lease taken, nothing written", false)
+	}
 	for {
 		now := a.clock.Now()
 		l.step(ctx, now)
@@ -112,10 +115,11 @@ func (l *loop) step(ctx context.Context, now time.Time) {
 		l.pending = merge(l.pending, &Trigger{Full: true, Sweep: !now.Before(l.nextSweep)})
 		l.nextFull = time.Time{}
 	}
-	if l.renewing == nil && !now.Before(l.nextLease) && ctx.Err() == nil {
+	dry := l.a.cfg.DryRun
+	if !dry && l.renewing == nil && !now.Before(l.nextLease) && ctx.Err() == nil {
 		l.acquire(ctx, now)
 	}
-	if (l.held || l.standby) && l.running == nil && l.pending != nil && !now.Before(l.notBefore) {
+	if (l.held || l.standby || dry) && l.running == nil && l.pending != nil && !now.Before(l.notBefore) {
 		l.start(ctx)
 	}
 }
@@ -144,7 +148,7 @@ func (l *loop) wake(now time.Time) time.Time {
 // nextSync is when the next sync is due as far as the schedule knows.
 func (l *loop) nextSync() time.Time {
 	switch {
-	case l.running != nil || !l.held:
+	case l.running != nil || !l.held && !l.standby && !l.a.cfg.DryRun:
 		return time.Time{}
 	case l.pending != nil:
 		return l.notBefore
@@ -154,7 +158,8 @@ func (l *loop) nextSync() time.Time {
 
 func (l *loop) start(ctx context.Context) {
 	trig := *l.pending
-	trig.Standby = !l.held
+	// A dry run plans as the holder does; its syncer writes nothing.
+	trig.Standby = !l.held && !l.a.cfg.DryRun
 	l.pending = nil
 	sctx, cancel := context.WithCancel(ctx)
 	l.running = &inflight{trig: trig, start: l.a.clock.Now(), cancel: cancel}

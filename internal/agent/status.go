@@ -19,9 +19,11 @@ const (
 
 // Status is what the status page and /status.json show.
 type Status struct {
-	Site        string    `json:"site"`
-	Target      string    `json:"target"`
-	LeaseHeld   bool      `json:"lease_held"`
+	Site      string `json:"site"`
+	Target    string `json:"target"`
+	LeaseHeld bool   `json:"lease_held"`
+	// DryRun says the agent plans and writes nothing, and takes no lease.
+	DryRun      bool      `json:"dry_run"`
 	Ready       bool      `json:"ready"`
 	NotReady    string    `json:"not_ready,omitempty"`
 	LastSuccess time.Time `json:"last_success,omitzero"`

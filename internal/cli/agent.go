@@ -76,8 +76,14 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	lease := newLease(server, cfg, owner)
 	syncer := siteSyncer{s: s, clock: clock.Real()}
 	ac := agent.Config{Site: site.Name, Target: server.url, Interval: cfg.Agent.Interval, Sweep: cfg.Agent.Sweep, Jitter: cfg.Agent.Jitter,
-		LeaseTTL: cfg.Agent.LeaseTTL, LeaseRenew: cfg.Agent.LeaseRenew}
-	if cfg.Agent.StateDir != "" {
+		LeaseTTL: cfg.Agent.LeaseTTL, LeaseRenew: cfg.Agent.LeaseRenew, DryRun: dryRun}
+	// A dry run writes nothing anywhere, its state file included: it
+	// would overwrite the state of the agent that writes, if both ran
+	// on one host with one config.
+	if cfg.Agent.StateDir != "" && dryRun {
+		e.logger.Info("dry run: the state directory is neither read nor written; every start is a sweep", "site", site.Name, "state_dir", cfg.Agent.StateDir)
+	}
+	if cfg.Agent.StateDir != "" && !dryRun {
 		syncer.state = &siteState{path: statefile.Path(cfg.Agent.StateDir, site.Name), s: s, clock: syncer.clock, log: e.logger.With("site", site.Name),
 			header: statefile.Header{Format: statefile.Format, Version: Version, Site: site.Name, Owner: string(owner), Target: server.url}}
 		ac.Start = syncer.state.resume(ctx, siteScope(site, nil), cfg.Agent.RabbitMQ.URL != "")
@@ -154,7 +160,7 @@ func (e *env) siteSyncer(ctx context.Context, cfg *config.Config, site *config.S
 	}
 	if !dryRun {
 		if err := cfg.WriteAllowed(server.url); err != nil {
-			return nil, nil, err
+			return nil, nil, &exitError{ExitRefused, fmt.Errorf("%w (--dry-run only reads)", err)}
 		}
 	}
 	owner := resource.NeutronOwner(site.Name)

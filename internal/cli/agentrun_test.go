@@ -34,13 +34,13 @@ func (s *syncBuffer) String() string {
 }
 
 // startAgent runs the agent of site a11 of cfg, listening on a free port.
-func startAgent(t *testing.T, cfg string) *runningAgent {
+func startAgent(t *testing.T, cfg string, flags ...string) *runningAgent {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &runningAgent{listen: freeAddr(t), cancel: cancel, done: make(chan int, 1), logs: &syncBuffer{}}
+	args := append([]string{"agent", "--config", cfg, "--site", "a11", "--listen", a.listen}, flags...)
 	go func() {
-		a.done <- Main(ctx, []string{"agent", "--config", cfg, "--site", "a11", "--listen", a.listen},
-			func(string) string { return "" }, a.logs, a.logs)
+		a.done <- Main(ctx, args, func(string) string { return "" }, a.logs, a.logs)
 	}()
 	t.Cleanup(func() { a.stop(t, time.Minute) })
 	return a

@@ -58,7 +58,7 @@ Existing ones are left as they are. Without --commit it only says what it would 
 				return nil
 			}
 			if err := cfg.WriteAllowed(s.url); err != nil {
-				return err
+				return &exitError{ExitRefused, err}
 			}
 			created, err := s.boot.Bootstrap(cmd.Context())
 			if err != nil {

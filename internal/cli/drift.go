@@ -93,6 +93,13 @@ func (e *env) drift(ctx context.Context, f *driftFlags, paths []string) (*drift.
 			return nil, usage(fmt.Errorf("--site: %w", err))
 		}
 	}
+	switch f.target {
+	case "", config.TargetNautobot, config.TargetNetBox, "memory":
+	case "neutron":
+		return nil, usagef("--target neutron: drift compares the spec and the sites with nautobot, netbox or memory; the spec's segment ranges are compared with the Neutron of each site that takes them (sites[].segment_ranges)")
+	default:
+		return nil, usagef("--target %q: want nautobot, netbox or memory", f.target)
+	}
 	sites := f.sites
 	if len(sites) == 0 {
 		for _, s := range cfg.Sites {

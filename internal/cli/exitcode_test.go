@@ -30,6 +30,8 @@ func TestExitCodes(t *testing.T) {
 		{"unknown log level", []string{"validate", "--log-level", "loud", "examples/"}, ExitUsage},
 		{"plan against an empty target has changes", []string{"plan", "--target", "memory", "examples/"}, ExitChanges},
 		{"drift against an empty target drifts", []string{"drift", "--target", "memory", "examples/"}, ExitChanges},
+		{"drift against Neutron", []string{"drift", "--target", "neutron", "examples/"}, ExitUsage},
+		{"drift against an unknown target", []string{"drift", "--target", "nautobto", "examples/"}, ExitUsage},
 		{"agent without --site", []string{"agent", "--config", "x.yaml"}, ExitUsage},
 		{"bootstrap without --config", []string{"bootstrap"}, ExitUsage},
 		{"missing config file", []string{"plan", "--config", "no/such/ipsync.yaml"}, ExitError},
@@ -53,6 +55,8 @@ func exitCodesAgainst(t *testing.T, srv *nbtest.Server) {
 		e.spec, srv.URL(), filepath.Join(filepath.Dir(e.cfg), "token"), "http://"+freeAddr(t)))
 	notAllowed := writeConfig(t, fmt.Sprintf("spec: {name: deploy, paths: [%q]}\nnautobot: {url: %q, token_file: %q}\nallowed_hosts: [nautobot.example.com]\n",
 		e.spec, srv.URL(), filepath.Join(filepath.Dir(e.cfg), "token")))
+	notAllowedSite := writeConfig(t, fmt.Sprintf("spec: {name: deploy, paths: [%q]}\nnautobot: {url: %q, token_file: %q}\nallowed_hosts: [nautobot.example.com]\nsites: [{name: a11, neutron: {auth: noauth, endpoint: %q}}]\n",
+		e.spec, srv.URL(), filepath.Join(filepath.Dir(e.cfg), "token"), "http://"+freeAddr(t)))
 	conflict := func(t *testing.T) {
 		e.vlans(t, 20, "  - {vid: 150, name: by-hand, vlan_group: a11-12-network}\n")
 		if !strings.Contains(vidsOf(t, e.srv), " 150 ") {
@@ -87,6 +91,8 @@ func exitCodesAgainst(t *testing.T, srv *nbtest.Server) {
 		}, []string{"plan", "--config", e.cfg, "--allow-mass-delete"}, ExitRefused},
 		{"drift with an unknown location", nil, []string{"drift", "--config", e.cfg}, ExitChanges},
 		{"apply to a host not allowed", func(t *testing.T) { e.vlans(t, 20, "") }, []string{"apply", "--config", notAllowed, "--commit"}, ExitRefused},
+		{"bootstrap of a host not allowed", nil, []string{"bootstrap", "--config", notAllowed, "--commit"}, ExitRefused},
+		{"agent writing to a host not allowed", nil, []string{"agent", "--config", notAllowedSite, "--site", "a11"}, ExitRefused},
 		{"plan of an unknown site", nil, []string{"plan", "--config", e.cfg, "--site", "nosuch"}, ExitUsage},
 		{"drift of an unknown site", nil, []string{"drift", "--config", e.cfg, "--site", "nosuch"}, ExitUsage},
 		{"plan with Nautobot unreachable", nil, []string{"plan", "--config", unreachable}, ExitError},

@@ -75,6 +75,21 @@ func FromPlan(p *plan.Plan, leaks []Leak) Owner {
 	return o
 }
 
+// Written is o once its plan was written whole: nothing is left to drift,
+// what was missing, different or unmarked is now in agreement, and what
+// was extra is gone. Conflicts and skips stay as they were (a plan with
+// conflicts writes nothing), and so do leaks, which no write mends.
+func (o Owner) Written() Owner {
+	rows := make([]plan.SummaryRow, len(o.Summary))
+	for i, r := range o.Summary {
+		r.Noop += r.Create + r.Update + r.Adopt
+		r.Create, r.Update, r.Adopt, r.Delete = 0, 0, 0, 0
+		rows[i] = r
+	}
+	o.Summary, o.Items = rows, []Item{}
+	return o
+}
+
 // Name is the owner as headings show it: with the target when it is not
 // the report's.
 func (o Owner) Name() string {

@@ -75,3 +75,32 @@ func TestRenderings(t *testing.T) {
 		t.Errorf("HTML report must work without JavaScript")
 	}
 }
+
+// TestWritten: once a plan is written, its report shows the objects in
+// agreement, not the counts the plan started from.
+func TestWritten(t *testing.T) {
+	me := resource.Owner("neutron:a11")
+	desired := []resource.Object{
+		&resource.VLAN{M: resource.Meta{Owner: me}, Group: "g", VID: 100, Name: "new"},
+		&resource.VLAN{M: resource.Meta{Owner: me}, Group: "g", VID: 101, Name: "renamed"},
+		&resource.VLAN{M: resource.Meta{Owner: me}, Group: "g", VID: 102, Name: "same"},
+	}
+	current := []resource.Object{
+		&resource.VLAN{M: resource.Meta{Owner: me}, Group: "g", VID: 101, Name: "old"},
+		&resource.VLAN{M: resource.Meta{Owner: me}, Group: "g", VID: 102, Name: "same"},
+		&resource.VLAN{M: resource.Meta{Owner: me}, Group: "g", VID: 199, Name: "gone"},
+	}
+	leaks := []Leak{{Kind: "segment", Key: "seg-1", Message: "VLAN segment with no ports"}}
+	before := FromPlan(plan.Make(desired, current, plan.DefaultPolicy(me)), leaks)
+	got := before.Written()
+	want := []plan.SummaryRow{{Kind: resource.KindVLAN, Noop: 3}}
+	if len(got.Summary) != 1 || got.Summary[0] != want[0] {
+		t.Errorf("summary after the write = %+v, want %+v", got.Summary, want)
+	}
+	if len(got.Items) != 0 || len(got.Leaks) != 1 {
+		t.Errorf("after the write: %d items, %d leaks; want none and the leak", len(got.Items), len(got.Leaks))
+	}
+	if r := before.Summary[0]; r.Create != 1 || r.Update != 1 || r.Delete != 1 || len(before.Items) != 3 {
+		t.Errorf("Written changed the report it was called on: %+v, %d items", r, len(before.Items))
+	}
+}

@@ -198,11 +198,24 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	}
 }
 
+// quietLimit is the longest an attempt waits for its answer before the
+// log says so (half the timeout when that is shorter): a server that takes
+// connections and never answers holds a run for the whole timeout, which
+// must not pass in silence. A bulk write of a few hundred objects takes
+// 10-25 s on a busy server; that much is not worth a warning.
+const quietLimit = 30 * time.Second
+
 // once sends one attempt. sent reports whether the request may have
 // reached the server: false only when the connection could not be made.
 func (c *Client) once(ctx context.Context, r Request, target string, body []byte) (*Response, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
+	quiet := min(quietLimit, c.cfg.Timeout/2)
+	notice := time.AfterFunc(quiet, func() {
+		c.cfg.Log.Warn(c.cfg.Server+" has not answered yet; waiting up to the timeout", "method", r.Method, "path", r.Path,
+			"waited", quiet, "timeout", c.cfg.Timeout)
+	})
+	defer notice.Stop()
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)

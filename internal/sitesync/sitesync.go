@@ -473,7 +473,7 @@ func (s *Syncer) apply(ctx context.Context, r *reconcile.Result, report neutron.
 		return out, fmt.Errorf("site %s: %w", s.cfg.Map.Site, err)
 	}
 	// Everything planned was written: what remains is the leaks.
-	out.Drift.Items = []drift.Item{}
+	out.Drift = out.Drift.Written()
 	return out, nil
 }
 

@@ -69,6 +69,12 @@ func TestStandbyKeepsItsViewsForTheTakeover(t *testing.T) {
 	if got := keys(t, store, owner); !slices.Equal(got, want) || out.Plan == nil {
 		t.Errorf("target after the takeover: %q, want %q", got, want)
 	}
+	// The status page shows the drift after the write: all in agreement.
+	for _, r := range out.Drift.Summary {
+		if r.Create+r.Update+r.Delete+r.Adopt > 0 || r.Noop == 0 {
+			t.Errorf("drift summary after the write: %+v, want the objects in agreement", r)
+		}
+	}
 }
 
 // TestStandbyReadsAGrownScopeAtOnce: a notification whose network maps to
