@@ -20,10 +20,12 @@ type changingNeutron struct {
 	changed []string
 	refuse  bool
 	asked   int
+	since   time.Time // the last question's
 }
 
-func (c *changingNeutron) ChangedNetworks(context.Context, time.Time) ([]string, error) {
+func (c *changingNeutron) ChangedNetworks(_ context.Context, since time.Time) ([]string, error) {
 	c.asked++
+	c.since = since
 	if c.refuse {
 		return nil, neutron.ErrNoChangeFilter
 	}

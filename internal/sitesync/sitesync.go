@@ -228,7 +228,10 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 		if sweep {
 			s.neutronMisses(snap, current, &out)
 		}
-		s.last, s.lastRead, s.settled = snap, started, false
+		s.last, s.settled = snap, false
+		if !narrowed {
+			s.lastRead = started
+		}
 		return out, nil
 	}
 	// Planning the same two sides again would give the plan the last sync

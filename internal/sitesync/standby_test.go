@@ -4,7 +4,9 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
@@ -90,12 +92,13 @@ func TestStandbyReadsAGrownScopeAtOnce(t *testing.T) {
 		return targets[len(targets)-1]
 	}
 	sc := scope.Site(owner, "a11", []string{"a11-12-network"})
-	src := &fakeNeutron{snap: snapshot("n1")}
+	src := &changingNeutron{fakeNeutron: fakeNeutron{snap: snapshot("n1")}}
 	s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true, Scope: sc, Rescope: rescope},
 		src, rescope(sc))
 	if _, err := s.Sync(ctx, Request{Sweep: true, Standby: true}); err != nil {
 		t.Fatal(err)
 	}
+	sweptBy := time.Now()
 	n, sub, ports := network("n3", "routed", 176, "192.168.3.0/24", "192.168.3.10")
 	n.Segments = append(n.Segments, neutron.Segment{NetworkType: "vlan", PhysicalNetwork: "a11-13-network", SegmentationID: 177})
 	grown := snapshot("n1")
@@ -115,5 +118,10 @@ func TestStandbyReadsAGrownScopeAtOnce(t *testing.T) {
 	}
 	if out.Whole["neutron"] || out.Whole["target"] || out.Writes == 0 {
 		t.Errorf("the takeover read whole %v and wrote %d; want n3's objects written on the views the standby kept", out.Whole, out.Writes)
+	}
+	// changed_since still asks from the last sync of the whole site, the
+	// sweep: the narrowed sync between read n3 alone.
+	if want := sweptBy.Add(-changelog.Overlap); src.asked == 0 || !src.since.Before(want) {
+		t.Errorf("changed_since asked %d times, last since %v; want it from the sweep, before %v", src.asked, src.since, want)
 	}
 }
