@@ -15,7 +15,12 @@ import (
 
 // Config is the agent's schedule. Zero fields take the defaults noted.
 type Config struct {
+	// Site is what the agent syncs: a site's name, or for the static
+	// reconciler its owner (static:<spec>); it labels logs and metrics.
 	Site string
+	// Heading is what the status page calls this daemon before the site
+	// (default "Agent for site").
+	Heading string
 	// Target names what the site is synced to, on the status page
 	// (default "nautobot").
 	Target string
@@ -52,6 +57,9 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.Target == "" {
 		c.Target = "nautobot"
+	}
+	if c.Heading == "" {
+		c.Heading = "Agent for site"
 	}
 	if c.Interval <= 0 {
 		c.Interval = 10 * time.Minute
@@ -164,6 +172,6 @@ func (a *Agent) setCondition(name string, ok bool, message string, fromRun bool)
 // Status is the agent's state as the status page shows it.
 func (a *Agent) Status() Status {
 	st := a.state.snapshot(a.cfg.Site, a.cfg.Target)
-	st.Start, st.DryRun = a.cfg.Start, a.cfg.DryRun
+	st.Start, st.DryRun, st.Heading = a.cfg.Start, a.cfg.DryRun, a.cfg.Heading
 	return st
 }

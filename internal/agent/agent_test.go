@@ -372,3 +372,20 @@ func TestNamedNetworksKeptUntilSynced(t *testing.T) {
 		t.Errorf("periodic sync after the one that succeeded: trigger = %+v, want the whole site, no network named", c.trig)
 	}
 }
+
+// TestInputChangeSkipsBackoff fails a sync and then sends a trigger
+// saying the input changed (the reconciler's spec): it starts at once,
+// where any other trigger waits for the backoff.
+func TestInputChangeSkipsBackoff(t *testing.T) {
+	clock := newFakeClock()
+	h := start(t, clock, newTable(clock), "agent-1")
+	h.next().answer(agent.Outcome{}, errors.New("spec invalid: a.yaml:3: vid 5000 out of range"))
+	h.waitCondition(agent.CondSync, false)
+	h.send(agent.Trigger{Full: true, Input: true})
+	c := h.next() // the clock has not moved: no backoff was waited
+	if c.trig == nil || !c.trig.Full || c.trig.Input {
+		t.Fatalf("trigger = %+v, want a full sync, Input not carried", c.trig)
+	}
+	c.answer(agent.Outcome{}, nil)
+	h.waitCondition(agent.CondSync, true)
+}

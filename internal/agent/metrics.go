@@ -31,6 +31,7 @@ type metrics struct {
 	runs        *prometheus.CounterVec
 	duration    prometheus.Observer
 	objects     *prometheus.GaugeVec
+	refusals    prometheus.Gauge
 	writes      prometheus.Counter
 	drift       *prometheus.GaugeVec
 	lastSuccess prometheus.Gauge
@@ -57,6 +58,9 @@ func newMetrics(reg prometheus.Registerer, site string) *metrics {
 		objects: f.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "ipsync_objects", Help: "Objects per kind and action in the last full sync's plan.",
 		}, []string{"site", "kind", "action"}),
+		refusals: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ipsync_plan_refusals", Help: "Reasons the last full sync's plan was refused before any write (conflicts, the mass-delete guard, references that do not resolve); 0 when nothing stopped it.",
+		}, []string{"site"}).WithLabelValues(site),
 		writes: f.NewCounterVec(prometheus.CounterOpts{
 			Name: "ipsync_writes_total", Help: "Objects written to the target.",
 		}, []string{"site"}).WithLabelValues(site),
@@ -143,6 +147,7 @@ func (m *metrics) setLease(held bool) {
 // setPlan replaces the objects gauge with p's summary; kind/action pairs
 // gone from the plan drop out instead of keeping old counts.
 func (m *metrics) setPlan(p *plan.Plan) {
+	m.refusals.Set(float64(len(p.Refusals)))
 	m.objects.DeletePartialMatch(prometheus.Labels{"site": m.site})
 	for _, r := range p.Summary.Rows() {
 		for action, n := range map[string]int{

@@ -97,6 +97,9 @@ func (a *Agent) Run(ctx context.Context, triggers <-chan Trigger) error {
 				break
 			}
 			l.pending = merge(l.pending, &t)
+			if t.Input {
+				l.notBefore = time.Time{}
+			}
 		case r := <-l.done:
 			l.finish(r)
 		case r := <-l.leaseDone:

@@ -19,6 +19,8 @@ const (
 
 // Status is what the status page and /status.json show.
 type Status struct {
+	// Heading names the daemon: "Agent for site", "Reconciler for".
+	Heading   string `json:"heading"`
 	Site      string `json:"site"`
 	Target    string `json:"target"`
 	LeaseHeld bool   `json:"lease_held"`

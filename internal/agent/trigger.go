@@ -30,6 +30,11 @@ type Trigger struct {
 	// plans and writes nothing. Only the loop sets it, on the sync it
 	// starts; merge never carries it over.
 	Standby bool
+	// Input says what the syncer plans from changed (the reconciler's
+	// spec): a failed sync's backoff does not hold it back, since the
+	// failure may be what the change fixes. It affects only the trigger's
+	// arrival; merge does not carry it.
+	Input bool
 	// Events is how many notifications were coalesced into the trigger.
 	Events int
 	// Oldest is when the oldest coalesced event was emitted, for lag metrics.

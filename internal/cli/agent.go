@@ -73,7 +73,10 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	if err != nil {
 		return err
 	}
-	lease := newLease(server, cfg, owner)
+	lease, err := newLease(server, cfg, owner)
+	if err != nil {
+		return err
+	}
 	syncer := siteSyncer{s: s, clock: clock.Real()}
 	ac := agent.Config{Site: site.Name, Target: server.url, Interval: cfg.Agent.Interval, Sweep: cfg.Agent.Sweep, Jitter: cfg.Agent.Jitter,
 		LeaseTTL: cfg.Agent.LeaseTTL, LeaseRenew: cfg.Agent.LeaseRenew, DryRun: dryRun}
@@ -92,19 +95,11 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	// The agent names its site in every line it logs; given a logger that
 	// does already, each line would say it twice.
 	a := agent.New(ac, syncer, lease, e.logger, reg)
-	log := e.logger.With("site", site.Name)
-
-	ln, err := net.Listen("tcp", cfg.Agent.Listen)
+	stopServing, err := serveStatus(a.Handler(), cfg.Agent.Listen, e.logger.With("site", site.Name), dryRun)
 	if err != nil {
-		return fmt.Errorf("agent listen: %w", err)
+		return err
 	}
-	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("http server stopped", "err", err)
-		}
-	}()
-	log.Info("serving metrics, health and status", "listen", ln.Addr().String(), "dry_run", dryRun)
+	defer stopServing()
 
 	// The agent stops after the notifications it was handed: once the
 	// consumer stopped, what it took from the queue goes on to the
@@ -141,10 +136,28 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 		}
 		syncer.state.stop(context.WithoutCancel(ctx), a.Stopped(), mark)
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(shutdown)
 	return runErr
+}
+
+// serveStatus serves an agent's (or the reconciler's) metrics, health and
+// status page on listen until the returned function is called.
+func serveStatus(h http.Handler, listen string, log *slog.Logger, dryRun bool) (func(), error) {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, fmt.Errorf("agent listen: %w (agent.listen, or --listen)", err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("http server stopped", "err", err)
+		}
+	}()
+	log.Info("serving metrics, health and status", "listen", ln.Addr().String(), "dry_run", dryRun)
+	return func() {
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}, nil
 }
 
 // siteSyncer is the site's sync as the agent runs it, and the server it

@@ -12,6 +12,7 @@ import (
 type runningAgent struct {
 	listen string
 	cancel context.CancelFunc
+	kill   func() // SIGKILL, for an agent run as a process of its own
 	done   chan int
 	logs   *syncBuffer
 }
@@ -36,9 +37,16 @@ func (s *syncBuffer) String() string {
 // startAgent runs the agent of site a11 of cfg, listening on a free port.
 func startAgent(t *testing.T, cfg string, flags ...string) *runningAgent {
 	t.Helper()
+	return startDaemon(t, append([]string{"agent", "--config", cfg, "--site", "a11"}, flags...))
+}
+
+// startDaemon runs ipsync with args (agent or reconcile) in this process,
+// listening on a free port.
+func startDaemon(t *testing.T, args []string) *runningAgent {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &runningAgent{listen: freeAddr(t), cancel: cancel, done: make(chan int, 1), logs: &syncBuffer{}}
-	args := append([]string{"agent", "--config", cfg, "--site", "a11", "--listen", a.listen}, flags...)
+	args = append(args, "--listen", a.listen)
 	go func() {
 		a.done <- Main(ctx, args, func(string) string { return "" }, a.logs, a.logs)
 	}()

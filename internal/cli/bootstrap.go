@@ -9,18 +9,28 @@ import (
 
 	"github.com/ipsync/ipsync/internal/agent"
 	"github.com/ipsync/ipsync/internal/config"
+	"github.com/ipsync/ipsync/internal/kubelease"
 	"github.com/ipsync/ipsync/internal/lease"
 	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
-// newLease is the agent's one-writer-per-owner lease, held in s.
-func newLease(s *server, cfg *config.Config, owner resource.Owner) agent.Lease {
+// newLease is the agent's one-writer-per-owner lease: a tag in s, or a
+// Kubernetes Lease (agent.lease).
+func newLease(s *server, cfg *config.Config, owner resource.Owner) (agent.Lease, error) {
 	host, _ := os.Hostname()
 	// Containers often share a host name pattern and pid 1; the random part
 	// keeps two agents from taking each other's lease for their own.
 	holder := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), rand.Text()[:8])
-	return lease.New(s.api, s.tags, lease.Config{Name: string(owner), Holder: holder, TTL: cfg.Agent.LeaseTTL})
+	if cfg.Agent.Lease != config.LeaseKubernetes {
+		return lease.New(s.api, s.tags, lease.Config{Name: string(owner), Holder: holder, TTL: cfg.Agent.LeaseTTL}), nil
+	}
+	kc := cfg.Agent.Kubernetes
+	client, ns, err := kubelease.Client(kc.Kubeconfig, kc.Namespace, cfg.Agent.LeaseRenew)
+	if err != nil {
+		return nil, err
+	}
+	return kubelease.New(client, kubelease.Config{Namespace: ns, Owner: string(owner), Holder: holder, TTL: cfg.Agent.LeaseTTL}), nil
 }
 
 func newBootstrap(e *env) *cobra.Command {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -114,9 +115,69 @@ func TestPlanSavedAndAppliedToMemory(t *testing.T) {
 	}
 }
 
-func TestVersionAndUsage(t *testing.T) {
-	if code, out, _ := run(t, nil, "version"); code != 0 || !strings.Contains(out, "plan format 1") {
-		t.Errorf("version = %d %q", code, out)
+// TestVersion runs `ipsync version` and `ipsync --version` with the
+// variables set as -ldflags -X sets them, and without.
+func TestVersion(t *testing.T) {
+	for _, tt := range []struct {
+		name            string
+		version, commit string
+		args            []string
+		want            string
+	}{
+		{"set by ldflags", "v1.2.3", "0123456789abcdef0123456789abcdef01234567", []string{"version"},
+			"ipsync v1.2.3 (commit 0123456789abcdef0123456789abcdef01234567, plan format 1)\n"},
+		{"--version prints the same", "v1.2.3", "0123456789abcdef0123456789abcdef01234567", []string{"--version"},
+			"ipsync v1.2.3 (commit 0123456789abcdef0123456789abcdef01234567, plan format 1)\n"},
+		// A test binary carries no VCS stamp.
+		{"not set", "dev", "", []string{"version"}, "ipsync dev (commit unknown, plan format 1)\n"},
+		{"--version, not set", "dev", "", []string{"--version"}, "ipsync dev (commit unknown, plan format 1)\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, c := Version, Commit
+			t.Cleanup(func() { Version, Commit = v, c })
+			Version, Commit = tt.version, tt.commit
+			code, out, stderr := run(t, nil, tt.args...)
+			if code != 0 || out != tt.want {
+				t.Errorf("ipsync %s = exit %d, %q (stderr %q); want exit 0, %q", strings.Join(tt.args, " "), code, out, stderr, tt.want)
+			}
+		})
+	}
+}
+
+// TestCommitFallback: without -ldflags the revision comes from what go
+// build stamps into the binary.
+func TestCommitFallback(t *testing.T) {
+	stamped := func(settings ...string) *debug.BuildInfo {
+		info := &debug.BuildInfo{}
+		for i := 0; i < len(settings); i += 2 {
+			info.Settings = append(info.Settings, debug.BuildSetting{Key: settings[i], Value: settings[i+1]})
+		}
+		return info
+	}
+	for _, tt := range []struct {
+		name string
+		set  string
+		info *debug.BuildInfo
+		want string
+	}{
+		{"ldflags win", "abc1234", stamped("vcs.revision", "def5678"), "abc1234"},
+		{"stamped revision", "", stamped("vcs", "git", "vcs.revision", "def5678", "vcs.modified", "false"), "def5678"},
+		{"stamped from a changed tree", "", stamped("vcs.revision", "def5678", "vcs.modified", "true"), "def5678-dirty"},
+		{"no stamp", "", stamped("-trimpath", "true"), "unknown"},
+		{"no build info", "", nil, "unknown"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := commit(tt.set, tt.info); got != tt.want {
+				t.Errorf("commit(%q, ...) = %q, want %q", tt.set, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	// --version has no shorthand: -v would read as --verbose elsewhere.
+	if code, _, _ := run(t, nil, "-v"); code != ExitUsage {
+		t.Errorf("-v exit = %d, want %d", code, ExitUsage)
 	}
 	if code, _, _ := run(t, nil, "no-such-command"); code != ExitUsage {
 		t.Errorf("unknown command exit = %d, want %d", code, ExitUsage)

@@ -15,9 +15,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3".
-var Version = "dev"
-
 // Exit statuses. plan and drift follow terraform plan -detailed-exitcode
 // (0, 1, 2); 3 and 64 tell automation why nothing will happen, so that a
 // refused plan never looks like one it can apply, nor like a typo.
@@ -160,15 +157,17 @@ Shell completion: source <(ipsync completion bash); see ipsync completion --help
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
+	setVersionFlag(root)
 	for _, cmd := range []*cobra.Command{newValidate(e), newPlan(e), newApply(e), newBootstrap(e), newDrift(e), newDemo(e), newVersion(e)} {
 		addLogFlags(cmd, "warn", "text")
 		root.AddCommand(cmd)
 	}
 	// The daemon logs what it does as JSON for a log pipeline; a person
 	// at the terminal wants only what went wrong, as text.
-	agent := newAgent(e)
-	addLogFlags(agent, "info", "json")
-	root.AddCommand(agent)
+	for _, daemon := range []*cobra.Command{newAgent(e), newReconcile(e)} {
+		addLogFlags(daemon, "info", "json")
+		root.AddCommand(daemon)
+	}
 	for _, cmd := range root.Commands() {
 		completions(cmd)
 	}
@@ -212,16 +211,4 @@ func readableDuration(_ []string, a slog.Attr) slog.Attr {
 		d = d.Round(time.Microsecond)
 	}
 	return slog.String(a.Key, d.String())
-}
-
-func newVersion(e *env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print ipsync's version",
-		Args:  usageArgs(cobra.NoArgs),
-		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(e.stdout, "ipsync %s (plan format %d)\n", Version, planFormat)
-			return err
-		},
-	}
 }

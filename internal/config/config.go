@@ -118,7 +118,29 @@ type Agent struct {
 	// follows on instead of reading the target whole. Empty keeps it in
 	// memory only.
 	StateDir string `yaml:"state_dir"`
+	// Lease is where the one-writer-per-owner lease is kept: "sot" (a
+	// tag in the target, the default; agents of one owner may run in
+	// different clusters) or "kubernetes" (a coordination.k8s.io Lease).
+	Lease      string     `yaml:"lease"`
+	Kubernetes Kubernetes `yaml:"kubernetes"`
 }
+
+// Kubernetes is the cluster that keeps the Lease with agent.lease
+// kubernetes.
+type Kubernetes struct {
+	// Namespace of the Lease; default the Pod's own, or the kubeconfig
+	// context's.
+	Namespace string `yaml:"namespace"`
+	// Kubeconfig is a kubeconfig file; default the Pod's ServiceAccount,
+	// else $KUBECONFIG or ~/.kube/config.
+	Kubeconfig string `yaml:"kubeconfig"`
+}
+
+// Lease kinds.
+const (
+	LeaseSoT        = "sot"
+	LeaseKubernetes = "kubernetes"
+)
 
 // RabbitMQ is where a site's Neutron publishes notifications. The URL may
 // carry no password; it comes from IPSYNC_RABBITMQ_PASSWORD or PasswordFile.
@@ -140,9 +162,9 @@ func Default() Config {
 		Nautobot: Nautobot{PageSize: 1000, BatchSize: 250, Concurrency: 4, Timeout: 60 * time.Second},
 		NetBox:   defaultNetBox(),
 		Agent: Agent{Listen: "127.0.0.1:9478", Interval: 10 * time.Minute, Sweep: 24 * time.Hour, Jitter: 0.1, LeaseTTL: 2 * time.Minute,
-			LeaseRenew: 30 * time.Second,
-			Coalesce:   200 * time.Millisecond,
-			RabbitMQ:   RabbitMQ{Exchange: "neutron", Topic: "notifications.info"}},
+			LeaseRenew: 30 * time.Second, Lease: LeaseSoT,
+			Coalesce: 200 * time.Millisecond,
+			RabbitMQ: RabbitMQ{Exchange: "neutron", Topic: "notifications.info"}},
 	}
 }
 
@@ -252,6 +274,7 @@ func (c *Config) resolve(dir string) {
 	abs(&c.NetBox.TokenFile)
 	abs(&c.Agent.RabbitMQ.PasswordFile)
 	abs(&c.Agent.StateDir)
+	abs(&c.Agent.Kubernetes.Kubeconfig)
 }
 
 // Validate checks what the types cannot.
@@ -309,6 +332,14 @@ func (c *Config) problems() []Problem {
 // expiry is the margin for clock skew and a write in flight, so the TTL
 // must be at least three renew intervals.
 func (a Agent) leaseProblems() []Problem {
+	switch a.Lease {
+	case "", LeaseSoT, LeaseKubernetes:
+	default:
+		return []Problem{{Path: "agent.lease", Message: fmt.Sprintf("%q: want sot (a tag in the target) or kubernetes (a Lease)", a.Lease)}}
+	}
+	if a.Lease != LeaseKubernetes && a.Kubernetes != (Kubernetes{}) {
+		return []Problem{{Path: "agent.kubernetes", Message: "set only with agent.lease: kubernetes"}}
+	}
 	switch {
 	case a.LeaseTTL <= 0:
 		return []Problem{{Path: "agent.lease_ttl", Message: fmt.Sprintf("%v: must be positive", a.LeaseTTL)}}

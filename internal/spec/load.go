@@ -101,14 +101,22 @@ func Files(paths []string) ([]string, error) {
 			continue
 		}
 		found := 0
-		err = filepath.WalkDir(p, func(f string, d fs.DirEntry, err error) error {
+		// A directory reached by a symbolic link (a git-sync checkout's
+		// link, a mounted volume) is walked through it: WalkDir itself
+		// does not follow a link, but a trailing separator makes the root
+		// resolve, and the names found keep the path as given.
+		root := p
+		if lst, err := os.Lstat(p); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+			root = strings.TrimRight(p, string(filepath.Separator)) + string(filepath.Separator)
+		}
+		err = filepath.WalkDir(root, func(f string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
 			if d.IsDir() {
 				// .git, .github (whose workflows are YAML) and the like
 				// are never spec.
-				if f != p && strings.HasPrefix(d.Name(), ".") {
+				if f != root && strings.HasPrefix(d.Name(), ".") {
 					return filepath.SkipDir
 				}
 				return nil

@@ -370,3 +370,37 @@ func TestSyntaxErrorHidesOnlyReferences(t *testing.T) {
 		t.Errorf("Load = %v, want the syntax error and the vid out of bounds only", diags)
 	}
 }
+
+// TestConfigMapMount loads a directory laid out as the kubelet mounts a
+// ConfigMap (each key a link through ..data to a hidden, timestamped
+// directory), reached itself through a link as a git-sync checkout is:
+// each file once, named by the path as given.
+func TestConfigMapMount(t *testing.T) {
+	base := t.TempDir()
+	mount := filepath.Join(base, "mount")
+	stamp := filepath.Join(mount, "..2026_12_06_06_40_00.1")
+	if err := os.MkdirAll(stamp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stamp, "a.yaml"), []byte("namespaces: [{name: a}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []struct{ target, name string }{
+		{"..2026_12_06_06_40_00.1", filepath.Join(mount, "..data")},
+		{"..data/a.yaml", filepath.Join(mount, "a.yaml")},
+		{mount, filepath.Join(base, "link")},
+	} {
+		if err := os.Symlink(l.target, l.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, dir := range []string{mount, filepath.Join(base, "link"), filepath.Join(base, "link") + "/"} {
+		objs, diags, err := Load([]string{dir}, owner)
+		if err != nil || len(diags) != 0 || len(objs) != 1 {
+			t.Fatalf("Load(%s) = %v, %v, %v; want namespace a once", dir, objs, diags, err)
+		}
+		if got, want := objs[0].Meta().Source.File, filepath.Join(dir, "a.yaml"); got != want {
+			t.Errorf("Load(%s): source %s, want %s", dir, got, want)
+		}
+	}
+}

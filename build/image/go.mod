@@ -1,0 +1,15 @@
+// The container image builder lives in a module of its own so that
+// ipsync's go.mod does not carry go-containerregistry and its
+// dependencies: the product never imports them.
+module github.com/ipsync/ipsync/build/image
+
+go 1.26.8
+
+require github.com/google/go-containerregistry v0.22.1
+
+require (
+	github.com/klauspost/compress v1.19.2 // indirect
+	github.com/opencontainers/go-digest v1.0.0 // indirect
+	github.com/opencontainers/image-spec v1.1.1 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+)
