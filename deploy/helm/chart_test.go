@@ -27,6 +27,9 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/ipsync/ipsync/internal/config"
+	"github.com/ipsync/ipsync/internal/kubelease"
+	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/spec"
 )
 
 const (
@@ -35,6 +38,8 @@ const (
 	namespace    = "ipsync-chart-test"
 	fieldManager = "ipsync-chart-test"
 	allValues    = "testdata/values-all.yaml"
+	// The reconciler alone: no sites, its spec from an existing ConfigMap.
+	reconcilerValues = "testdata/values-reconciler.yaml"
 )
 
 // monitoringAPIs make helm render the ServiceMonitor and PrometheusRule,
@@ -54,6 +59,7 @@ type chartCase struct {
 var chartCases = []chartCase{
 	{name: "defaults"},
 	{name: "all", values: []string{allValues}, args: monitoringAPIs},
+	{name: "reconciler only", values: []string{reconcilerValues}, args: monitoringAPIs},
 }
 
 // metricName is what the dashboard and the alerts may name.
@@ -194,6 +200,16 @@ func TestMetricNames(t *testing.T) {
 			}
 		})
 	}
+	// A refused plan writes nothing until someone acts: the dashboard shows
+	// it and an alert fires on it.
+	t.Run("plan refusals", func(t *testing.T) {
+		if !slices.ContainsFunc(dashboardQueries(t, dashboard), func(q string) bool { return strings.Contains(q, "ipsync_plan_refusals") }) {
+			t.Error("no dashboard query names ipsync_plan_refusals")
+		}
+		if !strings.Contains(string(rules), "alert: IpsyncPlanRefused") || !strings.Contains(string(rules), "ipsync_plan_refusals") {
+			t.Error("the alert rules have no IpsyncPlanRefused on ipsync_plan_refusals")
+		}
+	})
 	t.Run("dashboard site variable", func(t *testing.T) {
 		var d struct {
 			Templating struct {
@@ -359,29 +375,47 @@ func writeValues(t *testing.T, text string) string {
 	return f.Name()
 }
 
-// sitesOf are the site names a values file (after the chart's) lists.
-func sitesOf(t *testing.T, files []string) []string {
+// valuesOf are the values helm renders with: the chart's values.yaml,
+// then files, merged as helm merges them (maps key by key, a list or a
+// scalar replacing the one before, null deleting the key).
+func valuesOf(t *testing.T, files []string) map[string]any {
 	t.Helper()
-	var names []string
+	var merge func(dst, src map[string]any)
+	merge = func(dst, src map[string]any) {
+		for k, v := range src {
+			sm, ok := v.(map[string]any)
+			dm, dok := dst[k].(map[string]any)
+			switch {
+			case v == nil:
+				delete(dst, k)
+			case ok && dok:
+				merge(dm, sm)
+			default:
+				dst[k] = v
+			}
+		}
+	}
+	out := map[string]any{}
 	for _, f := range append([]string{filepath.Join(chartDir, "values.yaml")}, files...) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var v struct {
-			Sites []struct {
-				Name string `yaml:"name"`
-			} `yaml:"sites"`
-		}
+		var v map[string]any
 		if err := yaml.Unmarshal(data, &v); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", f, err)
 		}
-		if v.Sites != nil { // a values file's list replaces the one before
-			names = nil
-			for _, s := range v.Sites {
-				names = append(names, s.Name)
-			}
-		}
+		merge(out, v)
+	}
+	return out
+}
+
+// sitesOf are the site names the values list.
+func sitesOf(t *testing.T, files []string) []string {
+	t.Helper()
+	var names []string
+	for _, s := range list(valuesOf(t, files), "sites") {
+		names = append(names, str(s, "name"))
 	}
 	return names
 }
@@ -407,7 +441,7 @@ func TestValuesHoldNoSecrets(t *testing.T) {
 		// References to Secrets, not secrets.
 		"secrets": true, "imagePullSecrets": true,
 	}
-	for _, f := range []string{filepath.Join(chartDir, "values.yaml"), allValues} {
+	for _, f := range []string{filepath.Join(chartDir, "values.yaml"), allValues, reconcilerValues} {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			data, err := os.ReadFile(f)
 			if err != nil {
@@ -448,8 +482,12 @@ func TestChartRender(t *testing.T) {
 			checkSecurity(t, docs)
 			checkNoSecrets(t, docs)
 			checkConfig(t, docs)
-			checkSites(t, docs, sitesOf(t, c.values))
+			values := valuesOf(t, c.values)
+			checkSites(t, docs, sitesOf(t, c.values), get(values, "reconciler", "enabled") == true)
+			checkReconciler(t, docs, values)
+			checkSelection(t, docs)
 			checkMetricObjects(t, docs)
+			checkRules(t, docs, values)
 		})
 	}
 }
@@ -564,10 +602,10 @@ func checkConfig(t *testing.T, docs []manifest) {
 
 // checkSites: each site has exactly one Deployment running `agent --site
 // <name>` with the config, and one Service selecting its pods.
-func checkSites(t *testing.T, docs []manifest, sites []string) {
+func checkSites(t *testing.T, docs []manifest, sites []string, reconciler bool) {
 	t.Helper()
-	if len(sites) == 0 {
-		t.Fatal("the values list no sites; the test wants at least one")
+	if len(sites) == 0 && !reconciler {
+		t.Fatal("the values list no sites and no reconciler; the test wants at least one of them")
 	}
 	deployments := map[string][]manifest{}
 	for _, d := range byKind(docs, "Deployment") {
@@ -632,6 +670,344 @@ func selects(selector, labels map[string]any) bool {
 	return true
 }
 
+// strs is a rendered list as strings.
+func strs(v any) []string {
+	var out []string
+	for _, e := range list(v) {
+		out = append(out, fmt.Sprint(e))
+	}
+	return out
+}
+
+// podLabels are the labels of a Deployment's pods.
+func podLabels(d manifest) map[string]any {
+	labels, _ := get(d.obj, "spec", "template", "metadata", "labels").(map[string]any)
+	return labels
+}
+
+// renderedConfig is the ipsync.yaml the chart renders, parsed by ipsync.
+func renderedConfig(t *testing.T, docs []manifest) (cmName string, cfg *config.Config) {
+	t.Helper()
+	for _, d := range byKind(docs, "ConfigMap") {
+		if text := str(d.obj, "data", "ipsync.yaml"); text != "" {
+			cfg, err := config.Parse([]byte(text))
+			if err != nil {
+				t.Fatalf("%s: %v", d.id(), err)
+			}
+			return d.name(), cfg
+		}
+	}
+	t.Fatal("no ConfigMap holds ipsync.yaml")
+	return "", nil
+}
+
+// checkReconciler: with reconciler.enabled, one Deployment runs `ipsync
+// reconcile` on the chart's ipsync.yaml and the spec directory. The spec
+// is a ConfigMap, the chart's (reconciler.spec, which ipsync loads
+// without a diagnostic) or the one reconciler.specConfigMap names,
+// mounted as a directory: a subPath mount would never see an edit. The
+// pod's checksum leaves the spec out (an edit needs no restart), its token
+// is mounted only with the Kubernetes lease, and the Role grants its
+// Lease, the one internal/kubelease names, and no ConfigMap. Without
+// reconciler.enabled, none of it is rendered.
+func checkReconciler(t *testing.T, docs []manifest, values map[string]any) {
+	t.Helper()
+	var recs []manifest
+	for _, d := range byKind(docs, "Deployment") {
+		if str(d.obj, "spec", "template", "spec", "containers", "0", "args", "0") == "reconcile" {
+			recs = append(recs, d)
+		}
+	}
+	var reconcilerObjects []string
+	for _, d := range docs {
+		if str(d.obj, "metadata", "labels", "app.kubernetes.io/component") == "reconciler" {
+			reconcilerObjects = append(reconcilerObjects, d.id())
+		}
+	}
+	if get(values, "reconciler", "enabled") != true {
+		if len(reconcilerObjects) > 0 || len(recs) > 0 {
+			t.Errorf("reconciler.enabled is false, yet rendered: %v", reconcilerObjects)
+		}
+		return
+	}
+	if len(recs) != 1 {
+		t.Fatalf("got %d Deployments running reconcile, want 1", len(recs))
+	}
+	d := recs[0]
+	pod := get(d.obj, "spec", "template", "spec")
+	c := get(pod, "containers", "0")
+	if got, want := strs(get(c, "args")), []string{"reconcile", "--config", "/etc/ipsync/ipsync.yaml", "--spec-dir", "/etc/ipsync/spec"}; !slices.Equal(got, want) {
+		t.Errorf("%s: args = %v, want %v", d.id(), got, want)
+	}
+	if got := str(d.obj, "spec", "replicas"); got != "1" {
+		t.Errorf("%s: replicas = %s, want 1", d.id(), got)
+	}
+	if got := str(d.obj, "spec", "strategy", "type"); got != "Recreate" {
+		t.Errorf("%s: strategy %q, want Recreate: one writer of the static owner", d.id(), got)
+	}
+	if got := str(c, "ports", "0", "containerPort"); got != "9478" {
+		t.Errorf("%s: containerPort %s, want 9478 (agent.listen)", d.id(), got)
+	}
+
+	volumes := map[string]any{}
+	for _, v := range list(pod, "volumes") {
+		volumes[str(v, "name")] = v
+	}
+	mounts := map[string]any{}
+	for _, m := range list(c, "volumeMounts") {
+		mounts[str(m, "mountPath")] = m
+		if sub := str(m, "subPath"); sub != "" && str(m, "mountPath") != "/etc/ipsync/ipsync.yaml" {
+			t.Errorf("%s: volume %s is mounted at %s with subPath %s: a subPath mount never sees its ConfigMap change", d.id(), str(m, "name"), str(m, "mountPath"), sub)
+		}
+		if volumes[str(m, "name")] == nil {
+			t.Errorf("%s: mount %s of a volume %s the pod lacks", d.id(), str(m, "mountPath"), str(m, "name"))
+		}
+	}
+	for _, v := range []string{"clouds", "rabbitmq-password", "state"} {
+		if volumes[v] != nil {
+			t.Errorf("%s: has volume %s; the reconciler reads neither Neutron nor RabbitMQ and keeps no state", d.id(), v)
+		}
+	}
+	cmName, cfg := renderedConfig(t, docs)
+	if m := mounts["/etc/ipsync/ipsync.yaml"]; str(m, "subPath") != "ipsync.yaml" || str(volumes[str(m, "name")], "configMap", "name") != cmName {
+		t.Errorf("%s: /etc/ipsync/ipsync.yaml is %v, want ipsync.yaml of ConfigMap %s", d.id(), m, cmName)
+	}
+	specMount := mounts["/etc/ipsync/spec"]
+	if specMount == nil {
+		t.Fatalf("%s: nothing is mounted at /etc/ipsync/spec", d.id())
+	}
+	if sub := str(specMount, "subPath"); sub != "" {
+		t.Errorf("%s: the spec is mounted with subPath %s: it would never see an edit of its ConfigMap", d.id(), sub)
+	}
+	specCM := str(volumes[str(specMount, "name")], "configMap", "name")
+	if specCM == "" {
+		t.Fatalf("%s: /etc/ipsync/spec is no ConfigMap: %v", d.id(), volumes[str(specMount, "name")])
+	}
+	owner := cfg.StaticOwner()
+	if external := str(values, "reconciler", "specConfigMap"); external != "" {
+		if specCM != external {
+			t.Errorf("%s: spec from ConfigMap %s, want reconciler.specConfigMap %s", d.id(), specCM, external)
+		}
+		for _, cm := range byKind(docs, "ConfigMap") {
+			if cm.name() == external {
+				t.Errorf("the chart renders %s, which reconciler.specConfigMap names as existing", cm.id())
+			}
+		}
+	} else {
+		var data map[string]any
+		for _, cm := range byKind(docs, "ConfigMap") {
+			if cm.name() == specCM {
+				data, _ = get(cm.obj, "data").(map[string]any)
+			}
+		}
+		inline, _ := get(values, "reconciler", "spec").(map[string]any)
+		if len(data) == 0 || !reflect.DeepEqual(data, inline) {
+			t.Errorf("spec ConfigMap %s holds %v, want reconciler.spec %v", specCM, slices.Sorted(maps.Keys(data)), slices.Sorted(maps.Keys(inline)))
+		}
+		// The files as the pod sees them, loaded as the reconciler loads
+		// them: the test's spec is one ipsync accepts.
+		dir := t.TempDir()
+		for name, text := range data {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(fmt.Sprint(text)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		objs, diags, err := spec.Load([]string{dir}, owner)
+		if err != nil || len(diags) > 0 || len(objs) == 0 {
+			t.Errorf("the rendered spec of %s: %d objects, %v, %v; want objects and no diagnostic", specCM, len(objs), err, diags)
+		}
+	}
+
+	annotations, _ := get(d.obj, "spec", "template", "metadata", "annotations").(map[string]any)
+	for k := range annotations {
+		if strings.HasPrefix(k, "checksum/") && k != "checksum/config" {
+			t.Errorf("%s: pod annotation %s: the spec is seen by the running reconciler and must not roll it", d.id(), k)
+		}
+	}
+	kubeLease := str(values, "lease", "type") == "kubernetes"
+	if got := str(pod, "automountServiceAccountToken"); got != strconv.FormatBool(kubeLease) {
+		t.Errorf("%s: automountServiceAccountToken = %s, want %v (lease.type %s)", d.id(), got, kubeLease, str(values, "lease", "type"))
+	}
+	if str(c, "securityContext", "readOnlyRootFilesystem") != "true" || str(pod, "securityContext", "runAsNonRoot") != "true" {
+		t.Errorf("%s: want the agents' security context", d.id())
+	}
+	rules := rulesOf(t, docs)
+	for _, r := range rules {
+		if slices.Contains(r.Resources, "configmaps") {
+			t.Errorf("the Role grants %v: the reconciler reads its spec from files, never through the API", r)
+		}
+	}
+	if kubeLease && get(values, "rbac", "create") == true {
+		name := kubelease.Name(string(owner))
+		var granted bool
+		for _, r := range rules {
+			if slices.Contains(r.ResourceNames, name) && slices.Contains(r.Verbs, "get") && slices.Contains(r.Verbs, "update") {
+				granted = true
+			}
+		}
+		if !granted {
+			t.Errorf("the Role grants no get and update of Lease %s, the reconciler's (owner %s): %+v", name, owner, rules)
+		}
+	}
+}
+
+// selectsExpr says whether a LabelSelector (matchLabels, matchExpressions
+// with In, NotIn, Exists, DoesNotExist) selects labels.
+func selectsExpr(t *testing.T, selector any, labels map[string]any) bool {
+	t.Helper()
+	ml, _ := get(selector, "matchLabels").(map[string]any)
+	if !selects(ml, labels) {
+		return false
+	}
+	for _, e := range list(selector, "matchExpressions") {
+		v, has := labels[str(e, "key")]
+		in := has && slices.Contains(strs(get(e, "values")), fmt.Sprint(v))
+		switch op := str(e, "operator"); op {
+		case "In":
+			if !in {
+				return false
+			}
+		case "NotIn":
+			if in {
+				return false
+			}
+		case "Exists":
+			if !has {
+				return false
+			}
+		case "DoesNotExist":
+			if has {
+				return false
+			}
+		default:
+			t.Fatalf("selector operator %q", op)
+		}
+	}
+	return true
+}
+
+// checkSelection: each Deployment's pods (every site's agents, the
+// reconciler) are selected by exactly one Service, of the Deployment's
+// name; the ServiceMonitor scrapes every Service, the NetworkPolicy
+// covers every pod.
+func checkSelection(t *testing.T, docs []manifest) {
+	t.Helper()
+	services := byKind(docs, "Service")
+	for _, d := range byKind(docs, "Deployment") {
+		var selecting []string
+		for _, s := range services {
+			sel, _ := get(s.obj, "spec", "selector").(map[string]any)
+			if len(sel) > 0 && selects(sel, podLabels(d)) {
+				selecting = append(selecting, s.name())
+			}
+		}
+		if !slices.Equal(selecting, []string{d.name()}) {
+			t.Errorf("%s: Services selecting its pods = %v, want [%s]", d.id(), selecting, d.name())
+		}
+		for _, np := range byKind(docs, "NetworkPolicy") {
+			if !selectsExpr(t, get(np.obj, "spec", "podSelector"), podLabels(d)) {
+				t.Errorf("%s does not cover the pods of %s", np.id(), d.id())
+			}
+		}
+	}
+	for _, sm := range byKind(docs, "ServiceMonitor") {
+		for _, s := range services {
+			labels, _ := get(s.obj, "metadata", "labels").(map[string]any)
+			if !selectsExpr(t, get(sm.obj, "spec", "selector"), labels) {
+				t.Errorf("%s does not scrape %s", sm.id(), s.id())
+			}
+		}
+	}
+}
+
+// promMatcher finds a PromQL matcher site=~"...": its regexp is the
+// PromQL (Go-quoted) string, anchored at both ends.
+var promMatcher = regexp.MustCompile(`\bsite=~("(?:[^"\\]|\\.)*")`)
+
+// checkRules: every alert has a severity and the summary, description and
+// runbook annotations (and runbook_url with runbookURL); the alerts
+// over all of the release's series select every site and, with the
+// reconciler, its site static:<spec name>, and no other; each site (and
+// the reconciler) has its IpsyncAgentAbsent; IpsyncPlanRefused fires on a
+// refusal lasting 15 minutes.
+func checkRules(t *testing.T, docs []manifest, values map[string]any) {
+	t.Helper()
+	prs := byKind(docs, "PrometheusRule")
+	if len(prs) == 0 {
+		return
+	}
+	var want, wantAbsent []string
+	for _, s := range list(values, "sites") {
+		want = append(want, str(s, "name"))
+		if str(s, "replicas") != "0" {
+			wantAbsent = append(wantAbsent, str(s, "name"))
+		}
+	}
+	static := string(resource.StaticOwner(str(values, "config", "spec", "name")))
+	if get(values, "reconciler", "enabled") == true {
+		want = append(want, static)
+		wantAbsent = append(wantAbsent, static)
+	}
+	absent := map[string]bool{}
+	alerts := map[string]bool{}
+	for _, g := range list(prs[0].obj, "spec", "groups") {
+		for _, r := range list(g, "rules") {
+			name, expr := str(r, "alert"), str(r, "expr")
+			alerts[name] = true
+			if str(r, "labels", "severity") == "" {
+				t.Errorf("alert %s has no severity", name)
+			}
+			keys := []string{"summary", "description", "runbook"}
+			if str(values, "metrics", "prometheusRule", "runbookURL") != "" {
+				keys = append(keys, "runbook_url")
+			}
+			for _, k := range keys {
+				if str(r, "annotations", k) == "" {
+					t.Errorf("alert %s has no %s annotation", name, k)
+				}
+			}
+			if name == "IpsyncAgentAbsent" {
+				absent[str(r, "labels", "site")] = true
+			}
+			if name == "IpsyncPlanRefused" {
+				if !strings.Contains(expr, "ipsync_plan_refusals") || !strings.HasSuffix(expr, "> 0") || str(r, "for") != "15m" {
+					t.Errorf("IpsyncPlanRefused: expr %q for %q, want ipsync_plan_refusals > 0 for 15m", expr, str(r, "for"))
+				}
+			}
+			if name == "IpsyncIncrementalMisses" || name == "IpsyncAgentAbsent" {
+				continue // the agents' only; one site each
+			}
+			m := promMatcher.FindStringSubmatch(expr)
+			if m == nil {
+				t.Errorf("alert %s: no site=~ matcher in %q", name, expr)
+				continue
+			}
+			text, err := strconv.Unquote(m[1])
+			if err != nil {
+				t.Fatalf("alert %s: %s: %v", name, m[1], err)
+			}
+			re := regexp.MustCompile("^(?:" + text + ")$")
+			var matched []string
+			// Sites of others: a spec name's "." is no regexp wildcard.
+			others := []string{"zz99", "static:other", strings.ReplaceAll(static, ".", "x")}
+			for _, site := range append(slices.Clone(want), others...) {
+				if re.MatchString(site) && (!slices.Contains(matched, site)) {
+					matched = append(matched, site)
+				}
+			}
+			if !slices.Equal(matched, want) {
+				t.Errorf("alert %s: site=~%s matches %v of the release's series, want %v", name, m[1], matched, want)
+			}
+		}
+	}
+	if !alerts["IpsyncPlanRefused"] {
+		t.Errorf("no IpsyncPlanRefused alert; alerts: %v", slices.Sorted(maps.Keys(alerts)))
+	}
+	if got := slices.Sorted(maps.Keys(absent)); !slices.Equal(got, slices.Sorted(slices.Values(wantAbsent))) {
+		t.Errorf("IpsyncAgentAbsent for sites %v, want %v", got, slices.Sorted(slices.Values(wantAbsent)))
+	}
+}
+
 // checkMetricObjects: what the PrometheusRule and the dashboard render
 // names only metrics the agent exports.
 func checkMetricObjects(t *testing.T, docs []manifest) {
@@ -669,13 +1045,6 @@ func rulesOf(t *testing.T, docs []manifest) []rule {
 	if len(roles) > 1 {
 		t.Fatalf("got %d Roles, want one", len(roles))
 	}
-	strs := func(v any) []string {
-		var out []string
-		for _, e := range list(v) {
-			out = append(out, fmt.Sprint(e))
-		}
-		return out
-	}
 	var out []rule
 	for _, r := range list(roles[0].obj, "rules") {
 		out = append(out, rule{strs(get(r, "apiGroups")), strs(get(r, "resources")), strs(get(r, "resourceNames")), strs(get(r, "verbs"))})
@@ -688,6 +1057,16 @@ func rulesOf(t *testing.T, docs []manifest) []rule {
 func TestChartRBAC(t *testing.T) {
 	helmBinary(t)
 	leaseCreate := rule{[]string{"coordination.k8s.io"}, []string{"leases"}, nil, []string{"create"}}
+	// The Leases the Role may read and renew: the owners' names as
+	// internal/kubelease makes them, the agents' and the reconciler's.
+	leases := func(owners ...string) rule {
+		var names []string
+		for _, o := range owners {
+			names = append(names, kubelease.Name(o))
+		}
+		return rule{[]string{"coordination.k8s.io"}, []string{"leases"}, names, []string{"get", "update"}}
+	}
+	const inlineSpec = "reconciler: {enabled: true, spec: {namespaces.yaml: 'namespaces: [{name: a11}]'}}\n"
 	tests := []struct {
 		name      string
 		values    []string
@@ -695,17 +1074,28 @@ func TestChartRBAC(t *testing.T) {
 		want      []rule
 		automount map[string]bool // by Deployment name
 	}{
-		{name: "defaults: lease in the target", automount: map[string]bool{"ipsync-a11": false}},
+		{name: "defaults: lease in the target, no reconciler", automount: map[string]bool{"ipsync-a11": false}},
 		{name: "all options", values: []string{allValues}, want: []rule{
-			leaseCreate,
-			{[]string{"coordination.k8s.io"}, []string{"leases"}, []string{"ipsync-neutron-a11", "ipsync-neutron-b22"}, []string{"get", "update"}},
-		}, automount: map[string]bool{"ipsync-a11": true, "ipsync-b22": true}},
+			leaseCreate, leases("neutron:a11", "neutron:b22", "static:deploy"),
+		}, automount: map[string]bool{"ipsync-a11": true, "ipsync-b22": true, "ipsync-reconciler": true}},
 		{name: "kubernetes lease only", overlay: "lease: {type: kubernetes}\n", want: []rule{
-			leaseCreate,
-			{[]string{"coordination.k8s.io"}, []string{"leases"}, []string{"ipsync-neutron-a11"}, []string{"get", "update"}},
+			leaseCreate, leases("neutron:a11"),
 		}, automount: map[string]bool{"ipsync-a11": true}},
+		// The reconciler reads its spec from files: with the lease in the
+		// target it needs nothing of the API.
+		{name: "reconciler, lease in the target", overlay: inlineSpec,
+			automount: map[string]bool{"ipsync-a11": false, "ipsync-reconciler": false}},
+		{name: "reconciler, kubernetes lease", overlay: inlineSpec + "lease: {type: kubernetes}\n", want: []rule{
+			leaseCreate, leases("neutron:a11", "static:deploy"),
+		}, automount: map[string]bool{"ipsync-a11": true, "ipsync-reconciler": true}},
+		{name: "reconciler only, existing spec ConfigMap, lease in the target", values: []string{reconcilerValues},
+			automount: map[string]bool{"ipsync-reconciler": false}},
+		{name: "reconciler only, existing spec ConfigMap, kubernetes lease", values: []string{reconcilerValues},
+			overlay: "lease: {type: kubernetes}\n", want: []rule{
+				leaseCreate, leases("static:Deploy_1.v2"),
+			}, automount: map[string]bool{"ipsync-reconciler": true}},
 		{name: "rbac.create false", values: []string{allValues}, overlay: "rbac: {create: false}\n",
-			automount: map[string]bool{"ipsync-a11": true, "ipsync-b22": true}},
+			automount: map[string]bool{"ipsync-a11": true, "ipsync-b22": true, "ipsync-reconciler": true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -738,23 +1128,30 @@ func TestChartRBAC(t *testing.T) {
 	}
 }
 
-// checksums are the pod template's checksum/config annotation of each
-// Deployment.
+// checksums are the pod template's checksum annotations of each
+// Deployment: checksum/config, and any other checksum/ one.
 func checksums(t *testing.T, docs []manifest) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, d := range byKind(docs, "Deployment") {
-		sum := str(d.obj, "spec", "template", "metadata", "annotations", "checksum/config")
-		if len(sum) != 64 {
+		annotations, _ := get(d.obj, "spec", "template", "metadata", "annotations").(map[string]any)
+		if sum := str(annotations, "checksum/config"); len(sum) != 64 {
 			t.Errorf("%s: checksum/config = %q, want a sha256", d.id(), sum)
 		}
-		out[d.name()] = sum
+		var sums []string
+		for _, k := range slices.Sorted(maps.Keys(annotations)) {
+			if strings.HasPrefix(k, "checksum/") {
+				sums = append(sums, k+"="+str(annotations, k))
+			}
+		}
+		out[d.name()] = strings.Join(sums, " ")
 	}
 	return out
 }
 
 // TestChartChecksum: a config change rolls exactly the Deployments that
-// read it; a site's agents read the shared config and their own site.
+// read it; a site's agents read the shared config and their own site, the
+// reconciler the shared config alone, and never the spec on a restart.
 func TestChartChecksum(t *testing.T) {
 	helmBinary(t)
 	base := checksums(t, mustRender(t, []string{allValues}))
@@ -780,23 +1177,41 @@ func TestChartChecksum(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		name    string
-		overlay string
-		changed []string // Deployments whose checksum changes
+		name        string
+		overlay     string
+		changed     []string // Deployments whose checksum changes
+		specChanged bool     // the reconciler's spec ConfigMap changes
 	}{
 		{name: "same values", changed: nil},
-		{name: "agent interval", overlay: "config: {agent: {interval: 7m}}\n", changed: []string{"ipsync-a11", "ipsync-b22"}},
+		{name: "agent interval", overlay: "config: {agent: {interval: 7m}}\n", changed: []string{"ipsync-a11", "ipsync-b22", "ipsync-reconciler"}},
 		{name: "token secret name", overlay: "secrets: {sot: {name: other-token, key: token}}\n", changed: nil},
-		{name: "target URL", overlay: "config: {nautobot: {url: https://nautobot2.example.net}}\n", changed: []string{"ipsync-a11", "ipsync-b22"}},
+		{name: "target URL", overlay: "config: {nautobot: {url: https://nautobot2.example.net}}\n", changed: []string{"ipsync-a11", "ipsync-b22", "ipsync-reconciler"}},
+		{name: "the spec's name", overlay: "config: {spec: {name: other}}\n", changed: []string{"ipsync-a11", "ipsync-b22", "ipsync-reconciler"}},
+		// The reconciler reads no site's section.
 		{name: "one site's namespace", overlay: string(sites), changed: []string{"ipsync-b22"}},
+		// The reconciler sees its spec's files change and plans again: an
+		// edit of the inline spec changes the ConfigMap and rolls nothing.
+		{name: "the inline spec", overlay: "reconciler: {spec: {namespaces.yaml: 'namespaces: [{name: b22}]'}}\n", changed: nil, specChanged: true},
+		{name: "the reconciler's resources", overlay: "reconciler: {resources: {limits: {memory: 1Gi}}}\n", changed: nil},
 	}
+	specData := func(docs []manifest) string {
+		for _, d := range byKind(docs, "ConfigMap") {
+			if d.name() == "ipsync-spec" {
+				return fmt.Sprint(get(d.obj, "data"))
+			}
+		}
+		t.Fatal("no ConfigMap ipsync-spec: values-all.yaml has an inline reconciler spec")
+		return ""
+	}
+	baseSpec := specData(mustRender(t, []string{allValues}))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			files := []string{allValues}
 			if tt.overlay != "" {
 				files = append(files, writeValues(t, tt.overlay))
 			}
-			got := checksums(t, mustRender(t, files))
+			docs := mustRender(t, files)
+			got := checksums(t, docs)
 			var changed []string
 			for _, name := range slices.Sorted(maps.Keys(base)) {
 				if got[name] != base[name] {
@@ -805,6 +1220,9 @@ func TestChartChecksum(t *testing.T) {
 			}
 			if !slices.Equal(changed, tt.changed) {
 				t.Errorf("checksum changed on %v, want %v", changed, tt.changed)
+			}
+			if spec := specData(docs); (spec != baseSpec) != tt.specChanged {
+				t.Errorf("spec ConfigMap changed: %v, want %v", spec != baseSpec, tt.specChanged)
 			}
 		})
 	}
@@ -921,6 +1339,24 @@ func TestChartRefuses(t *testing.T) {
 			"more than the 63 of a Service name"},
 		{"netbox without its URL", "config: {target: netbox}\n",
 			"config.netbox.url is empty: config.target is netbox"},
+		{"the reconciler without the target's URL", "config: {target: netbox}\nsites: []\nreconciler: {enabled: true, specConfigMap: my-spec}\n",
+			"config.netbox.url is empty: config.target is netbox"},
+		{"the reconciler enabled without any spec", "reconciler: {enabled: true}\n",
+			"reconciler.enabled: give the spec files in reconciler.spec (file name: YAML text), or name an existing ConfigMap holding them in reconciler.specConfigMap"},
+		{"the reconciler with two specs", "reconciler: {enabled: true, spec: {a.yaml: 'namespaces: []'}, specConfigMap: my-spec}\n",
+			"reconciler.spec and reconciler.specConfigMap (my-spec) are both given"},
+		{"a spec file the reconciler would not read", "reconciler: {enabled: true, spec: {README.md: text}}\n",
+			"'README.md' does not match pattern"},
+		{"a spec ConfigMap name that is no name", "reconciler: {enabled: true, specConfigMap: My_Spec}\n",
+			"at '/reconciler/specConfigMap': 'anyOf' failed"},
+		{"spec paths in the config", "config: {spec: {paths: [/srv/spec]}}\n",
+			"at '/config/spec/paths': value must be '(not a value: the agents read no spec; the reconciler"},
+		{"an unknown reconciler key", "reconciler: {enabled: true, specConfigMap: my-spec, replicas: 2}\n",
+			"at '/reconciler': additional properties 'replicas' not allowed"},
+		{"a site named like the reconciler", "sites: [{name: reconciler, neutron: {auth: keystone, cloud: r}}]\nreconciler: {enabled: true, specConfigMap: my-spec}\n",
+			"sites[0]: a site named reconciler would share its Deployment and Service name with the reconciler's"},
+		{"a reconciler name too long", "sites: []\nreconciler: {enabled: true, specConfigMap: my-spec}\nfullnameOverride: " + strings.Repeat("r", 53) + "\n",
+			"more than the 63 of a Service name"},
 		{"an image digest that is no sha256", "image: {digest: latest}\n",
 			"at '/image/digest': 'latest' does not match pattern"},
 	}

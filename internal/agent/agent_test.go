@@ -150,10 +150,20 @@ func TestUnreachableBacksOffAndRecovers(t *testing.T) {
 	}
 	c2.answer(agent.Outcome{}, down)
 	h.runs(2)
+	if got, _ := metric(t, h.reg, "ipsync_consecutive_soft_errors", map[string]string{"site": site}); got != 2 {
+		t.Errorf("ipsync_consecutive_soft_errors = %v after two failures, want 2", got)
+	}
 	clock.Advance(time.Minute)
 	h.next().answer(agent.Outcome{}, nil)
 
 	h.waitCondition("neutron", true)
+	h.runs(3) // recorded last, after the metrics
+	if got, _ := metric(t, h.reg, "ipsync_consecutive_soft_errors", map[string]string{"site": site}); got != 0 {
+		t.Errorf("ipsync_consecutive_soft_errors = %v after a success, want 0", got)
+	}
+	if got, _ := metric(t, h.reg, "ipsync_no_op_runs_total", map[string]string{"site": site}); got != 1 {
+		t.Errorf("ipsync_no_op_runs_total = %v after one sync that wrote nothing, want 1", got)
+	}
 	if code, body := h.get("/readyz"); code != 200 {
 		t.Errorf("/readyz after recovery = %d %q, want 200", code, body)
 	}

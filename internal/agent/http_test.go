@@ -36,7 +36,7 @@ func TestMetricsExposed(t *testing.T) {
 
 	names := []string{
 		"ipsync_runs_total", "ipsync_run_duration_seconds", "ipsync_objects", "ipsync_writes_total",
-		"ipsync_drift_objects", "ipsync_last_success_timestamp_seconds", "ipsync_event_lag_seconds",
+		"ipsync_drift_objects", "ipsync_last_sync_timestamp_seconds", "ipsync_consecutive_soft_errors", "ipsync_no_op_runs_total", "ipsync_event_lag_seconds",
 		"ipsync_condition", "ipsync_lease_held",
 	}
 	code, body := h.get("/metrics")

@@ -35,6 +35,8 @@ type metrics struct {
 	writes      prometheus.Counter
 	drift       *prometheus.GaugeVec
 	lastSuccess prometheus.Gauge
+	softErrors  prometheus.Gauge
+	noOps       prometheus.Counter
 	lag         prometheus.Observer
 	condition   *prometheus.GaugeVec
 	leaseHeld   prometheus.Gauge
@@ -68,7 +70,13 @@ func newMetrics(reg prometheus.Registerer, site string) *metrics {
 			Name: "ipsync_drift_objects", Help: "Drifting objects and leaks found by the last full sync, by kind and drift.",
 		}, []string{"site", "kind", "drift"}),
 		lastSuccess: f.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "ipsync_last_success_timestamp_seconds", Help: "When the last successful sync ended, in Unix seconds.",
+			Name: "ipsync_last_sync_timestamp_seconds", Help: "When the last successful sync ended, in Unix seconds.",
+		}, []string{"site"}).WithLabelValues(site),
+		softErrors: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ipsync_consecutive_soft_errors", Help: "Syncs that failed in a row since the last success (each retried with backoff); 0 after a success.",
+		}, []string{"site"}).WithLabelValues(site),
+		noOps: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "ipsync_no_op_runs_total", Help: "Successful syncs that found nothing to write.",
 		}, []string{"site"}).WithLabelValues(site),
 		lag: f.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "ipsync_event_lag_seconds", Help: "Time from the oldest Neutron event of a trigger to the end of the sync that handled it.",

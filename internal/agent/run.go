@@ -282,6 +282,10 @@ func (l *loop) record(run *inflight, r result, end time.Time) {
 			a.setCondition(name, true, msg, true)
 		}
 		a.metrics.lastSuccess.Set(float64(end.UnixNano()) / 1e9)
+		a.metrics.softErrors.Set(0)
+		if !run.trig.Standby && r.out.Writes == 0 && (r.out.Plan == nil || r.out.Plan.Writes() == 0) {
+			a.metrics.noOps.Inc()
+		}
 		if run.trig.Events > 0 && !run.trig.Oldest.IsZero() {
 			a.metrics.lag.Observe(end.Sub(run.trig.Oldest).Seconds())
 		}
@@ -304,10 +308,12 @@ func (l *loop) record(run *inflight, r result, end time.Time) {
 	case errors.Is(r.err, ErrUnreachable):
 		rec.Result, rec.Error = resultUnreachable, r.err.Error()
 		a.setCondition(unreachableSide(r.err), false, r.err.Error(), true)
+		a.metrics.softErrors.Set(float64(l.failures))
 		log.Warn("sync failed: side unreachable; retrying with backoff", "err", r.err, "failures", l.failures)
 	default:
 		rec.Result, rec.Error = resultError, r.err.Error()
 		a.setCondition(CondSync, false, r.err.Error(), true)
+		a.metrics.softErrors.Set(float64(l.failures))
 		log.Error("sync failed; retrying with backoff", "err", r.err, "failures", l.failures)
 	}
 	if r.out.Writes > 0 {

@@ -30,7 +30,9 @@ func newAgent(e *env) *cobra.Command {
 	var configPath, siteName, listen string
 	var dryRun bool
 	cmd := &cobra.Command{
-		Use:   "agent --config F --site S",
+		Use: "agent --config F --site S",
+		Example: `  ipsync agent --config /etc/ipsync/ipsync.yaml --site a11
+  ipsync agent --config ipsync.yaml --site a11 --dry-run --listen 127.0.0.1:9479 --log-format text`,
 		Short: "Run the per-site daemon: periodic and event-driven sync of the site's Neutron into the target (Nautobot or NetBox)",
 		Long: `The agent reconciles the site's Neutron into the target (the config's Nautobot or
 NetBox) on start and then every agent.interval (default 10m, with jitter), and within
@@ -182,7 +184,7 @@ func (e *env) siteSyncer(ctx context.Context, cfg *config.Config, site *config.S
 		logger = slog.New(slog.DiscardHandler)
 	}
 	sc := siteScope(site, nil)
-	s := sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun,
+	s := sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun, TargetSide: strings.ToLower(server.name),
 		Notified: cfg.Agent.RabbitMQ.URL != "", Log: logger.With("site", site.Name), Scope: sc, Rescope: server.target},
 		src.reader, server.target(sc))
 	return s, server, nil

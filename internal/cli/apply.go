@@ -21,7 +21,11 @@ func newApply(e *env) *cobra.Command {
 	var planFile string
 	var commit bool
 	cmd := &cobra.Command{
-		Use:   "apply [SPEC-PATH...]",
+		Use: "apply [SPEC-PATH...]",
+		Example: `  ipsync apply --config ipsync.yaml                      # a dry run: the plan and what would be refused
+  ipsync apply --config ipsync.yaml --commit
+  ipsync apply --config ipsync.yaml --site a11 --commit   # site a11's Neutron into the target
+  ipsync plan --config ipsync.yaml --out plan.json && ipsync apply --config ipsync.yaml --plan plan.json --commit`,
 		Short: "Plan (or load a saved plan), check it whole, and with --commit write it",
 		Long: `Apply makes a plan (or loads one saved by plan --out), checks all of it before the
 first write (references, conflicts, the mass-delete guard, and for a saved plan that

@@ -37,7 +37,9 @@ func newBootstrap(e *env) *cobra.Command {
 	var configPath string
 	var commit bool
 	cmd := &cobra.Command{
-		Use:   "bootstrap --config F [--commit]",
+		Use: "bootstrap --config F [--commit]",
+		Example: `  ipsync bootstrap --config ipsync.yaml            # what it would create
+  ipsync bootstrap --config ipsync.yaml --commit`,
 		Short: "Create ipsync's marker tag and custom fields in the target, Nautobot or NetBox (idempotent)",
 		Long: `Bootstrap creates what ipsync needs in the target (the config's Nautobot or NetBox)
 before the first apply: the tag marking ipsync's objects (default managed-by-ipsync)

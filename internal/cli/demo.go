@@ -29,7 +29,9 @@ func newDemo(e *env) *cobra.Command {
 	var specPath string
 	var verbose bool
 	cmd := &cobra.Command{
-		Use:   "demo",
+		Use: "demo",
+		Example: `  ipsync demo
+  ipsync demo --verbose --spec examples/`,
 		Short: "Run validate -> plan -> apply -> plan -> drift on the examples against a built-in Nautobot EMULATOR",
 		Long: `Demo starts ipsync's in-process emulator of the Nautobot REST API (not a real
 Nautobot), seeds the locations, roles and tenants the examples refer to, and runs the

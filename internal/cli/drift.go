@@ -29,7 +29,10 @@ type driftFlags struct {
 func newDrift(e *env) *cobra.Command {
 	var f driftFlags
 	cmd := &cobra.Command{
-		Use:   "drift [SPEC-PATH...]",
+		Use: "drift [SPEC-PATH...]",
+		Example: `  ipsync drift --config ipsync.yaml
+  ipsync drift --config ipsync.yaml --site a11 -o html --out drift.html
+  ipsync drift --config ipsync.yaml -o json | jq '.owners[].items | length'`,
 		Short: "Report where the sides disagree, per owner (read-only)",
 		Long: `Drift plans the static spec and every site of the config (or the --site given)
 against the target and reports, per owner, what is missing, different or extra in

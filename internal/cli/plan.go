@@ -43,7 +43,11 @@ func newPlan(e *env) *cobra.Command {
 	var f planFlags
 	var out string
 	cmd := &cobra.Command{
-		Use:   "plan [SPEC-PATH...]",
+		Use: "plan [SPEC-PATH...]",
+		Example: `  ipsync plan --target memory examples/          # every object as a create, no server needed
+  ipsync plan --config ipsync.yaml --summary
+  ipsync plan --config ipsync.yaml --site a11 -o json --out plan.json
+  ipsync plan --config ipsync.yaml --site a11 --target neutron   # the spec's segment ranges of a11`,
 		Short: "Read both sides and show what apply would change (never writes)",
 		Long: `Plan reads the owner's side (the spec, or with --site a site's Neutron) and the
 target, and prints what apply would change: counts per kind and action, the reasons

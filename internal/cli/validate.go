@@ -13,7 +13,9 @@ import (
 func newValidate(e *env) *cobra.Command {
 	var name string
 	cmd := &cobra.Command{
-		Use:   "validate PATH...",
+		Use: "validate PATH...",
+		Example: `  ipsync validate examples/
+  ipsync validate --spec-name deploy specs/site-a11.yaml specs/common.yaml`,
 		Short: "Check spec files (schema and semantics); no network, nothing written",
 		Long: `Validate reads every spec file (a directory means all *.yaml and *.yml under it)
 and reports every problem as file:line:col: field: message. Exit status 1 on any error.`,

@@ -69,7 +69,9 @@ func setVersionFlag(root *cobra.Command) {
 
 func newVersion(e *env) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
+		Use: "version",
+		Example: `  ipsync version
+  ipsync --version`,
 		Short: "Print ipsync's version, the commit it was built from and the plan format it writes",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {

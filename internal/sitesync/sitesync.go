@@ -51,8 +51,11 @@ type counter interface{ Requests() int64 }
 
 // Config is one site's sync.
 type Config struct {
-	Map    neutron.MapConfig // KnownGroups is filled from the target on every run
-	Policy plan.Policy
+	Map neutron.MapConfig // KnownGroups is filled from the target on every run
+	// TargetSide names the target in an unreachable error, the agent's
+	// condition: "nautobot" (the default) or "netbox".
+	TargetSide string
+	Policy     plan.Policy
 	// DryRun plans and reports without writing.
 	DryRun bool
 	// Notified says Neutron's notifications reach the agent, which then
@@ -118,7 +121,7 @@ type Outcome struct {
 }
 
 // UnreachableError is a sync that could not read a side ("neutron",
-// "nautobot"); nothing was planned, so nothing was deleted.
+// or the target: "nautobot", "netbox"); nothing was planned, so nothing was deleted.
 type UnreachableError struct {
 	Side string
 	Err  error
@@ -162,6 +165,9 @@ func New(cfg Config, source Source, target reconcile.Target) *Syncer {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real()
+	}
+	if cfg.TargetSide == "" {
+		cfg.TargetSide = "nautobot"
 	}
 	return &Syncer{cfg: cfg, source: source, target: target}
 }
@@ -220,7 +226,7 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	current, changed, err := s.readTarget(ctx, sweep, narrowed, &out)
 	if err != nil {
 		s.settled = false
-		return out, &UnreachableError{Side: "nautobot", Err: err}
+		return out, &UnreachableError{Side: s.cfg.TargetSide, Err: err}
 	}
 	if req.Standby {
 		// The views are current; what they call for is the holder's to
@@ -255,7 +261,7 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	r, err := reconcile.MakeFrom(ctx, s.target, current, desired, s.cfg.Policy, sc)
 	if err != nil {
 		s.following, s.settled = false, false
-		return out, &UnreachableError{Side: "nautobot", Err: err}
+		return out, &UnreachableError{Side: s.cfg.TargetSide, Err: err}
 	}
 	res, err := s.apply(ctx, r, report)
 	out.Plan, out.Writes, out.Drift = res.Plan, res.Writes, res.Drift

@@ -32,8 +32,29 @@ name too long fails instead. Called with (dict "root" $ "site" $site).
 {{- $name -}}
 {{- end -}}
 
+{{/*
+ipsync.reconcilerFullname: the name of the reconciler's Deployment and
+Service. Not truncated, as a site's: cut, it could be a site's name.
+*/}}
+{{- define "ipsync.reconcilerFullname" -}}
+{{- $name := printf "%s-reconciler" (include "ipsync.fullname" .) -}}
+{{- if gt (len $name) 63 -}}
+{{- fail (printf "reconciler.enabled: the object name %q is %d characters, more than the 63 of a Service name; shorten the release name, or set fullnameOverride" $name (len $name)) -}}
+{{- end -}}
+{{- $name -}}
+{{- end -}}
+
 {{- define "ipsync.configMapName" -}}
 {{- printf "%s-config" (include "ipsync.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The ConfigMap the reconciler reads its spec from: the chart's (reconciler.spec) or an existing one. */}}
+{{- define "ipsync.specConfigMapName" -}}
+{{- if .Values.reconciler.specConfigMap -}}
+{{- .Values.reconciler.specConfigMap -}}
+{{- else -}}
+{{- printf "%s-spec" (include "ipsync.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
 {{- end -}}
 
 {{- define "ipsync.serviceAccountName" -}}
@@ -67,14 +88,20 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
 {{/*
-A site's selector labels: the component marks the agents, ipsync.io/site
-tells one site's agents from another's. Selectors are immutable,
+A site's selector labels: the component tells agents from the reconciler,
+ipsync.io/site one site's agents from another's. Selectors are immutable,
 so these never change between chart versions.
 */}}
 {{- define "ipsync.siteSelectorLabels" -}}
 {{ include "ipsync.selectorLabels" .root }}
 app.kubernetes.io/component: agent
 ipsync.io/site: {{ .site.name }}
+{{- end -}}
+
+{{/* The reconciler's selector labels. */}}
+{{- define "ipsync.reconcilerSelectorLabels" -}}
+{{ include "ipsync.selectorLabels" . }}
+app.kubernetes.io/component: reconciler
 {{- end -}}
 
 {{/* The image: a digest wins over the tag, which defaults to appVersion. */}}
@@ -94,6 +121,7 @@ them; the volumes mount there.
 {{- define "ipsync.stateDir" -}}/var/lib/ipsync{{- end -}}
 {{- define "ipsync.sotTokenFile" -}}/var/run/secrets/ipsync/sot/token{{- end -}}
 {{- define "ipsync.rabbitmqPasswordFile" -}}/var/run/secrets/ipsync/rabbitmq/password{{- end -}}
+{{- define "ipsync.specDir" -}}/etc/ipsync/spec{{- end -}}
 
 {{/*
 ipsync.rabbitmqPassword: "true" when the agents get RabbitMQ's password as a
@@ -182,6 +210,15 @@ chart owns are set here, whatever values say (the schema refuses them).
 {{- end -}}
 
 {{/*
+ipsync.reconcilerChecksum: what the reconciler reads of ipsync.yaml (the
+target, marker, policy, spec.name, allowed_hosts and agent sections, no
+site's), hashed.
+*/}}
+{{- define "ipsync.reconcilerChecksum" -}}
+{{- include "ipsync.globalConfig" . | sha256sum -}}
+{{- end -}}
+
+{{/*
 ipsync.siteChecksum: what a site's agents read of ipsync.yaml, hashed. A
 change of it rolls that site's Deployment; adding or changing another site
 does not.
@@ -214,25 +251,36 @@ key).
 {{- end -}}
 
 {{/*
-ipsync.leaseNames: the Lease names the agents take with lease.type
-kubernetes: "ipsync-" and the owner, ":" made "-". The
-Role's get and update are limited to these.
+ipsync.leaseNames: the Lease names the agents and the reconciler take
+with lease.type kubernetes: "ipsync-" and the owner, ":" made "-"
+(neutron:<site> for each site, static:<spec name> for the reconciler).
+The Role's get and update are limited to these.
 */}}
 {{- define "ipsync.leaseNames" -}}
 {{- $names := list -}}
 {{- range $site := .Values.sites -}}
 {{- $names = append $names (include "ipsync.leaseName" (printf "neutron:%s" $site.name)) -}}
 {{- end -}}
+{{- if .Values.reconciler.enabled -}}
+{{- $names = append $names (include "ipsync.leaseName" (printf "static:%s" (include "ipsync.specName" .))) -}}
+{{- end -}}
 {{- toYaml $names -}}
 {{- end -}}
 
 {{/*
-ipsync.leaseName: the Lease of an owner, as the agent names it: "ipsync-"
-and the owner in lower case, each run of characters a Kubernetes name
-cannot hold made "-" ("neutron:A_11" is ipsync-neutron-a-11).
+ipsync.leaseName: the Lease of an owner, as internal/kubelease's Name
+makes it: "ipsync-" and the owner in lower case, each run of characters
+a Kubernetes name cannot hold made "-" ("static:Deploy_1" is
+ipsync-static-deploy-1), at most 253 characters.
 */}}
 {{- define "ipsync.leaseName" -}}
-{{- printf "ipsync-%s" (regexReplaceAll "[^a-z0-9.-]+" (lower .) "-" | trimAll "-.") -}}
+{{- $name := printf "ipsync-%s" (regexReplaceAll "[^a-z0-9.-]+" (lower .) "-" | trimAll "-.") | trunc 253 -}}
+{{- regexReplaceAll "[-.]+$" $name "" -}}
+{{- end -}}
+
+{{/* The static spec's name (config.spec.name), as ipsync defaults it. */}}
+{{- define "ipsync.specName" -}}
+{{- (.Values.config.spec | default dict).name | default "default" -}}
 {{- end -}}
 
 {{/*
@@ -250,16 +298,21 @@ for the alerts that count in agent intervals.
 {{- $total -}}
 {{- end -}}
 
-{{/* The RBAC objects are rendered when the agents use the API: their Leases with lease.type kubernetes. */}}
+{{/*
+The RBAC objects are rendered when the pods use the API: the agents' and
+the reconciler's Leases with lease.type kubernetes. The reconciler reads
+its spec from files (the mounted ConfigMap), not through the API.
+*/}}
 {{- define "ipsync.rbacNeeded" -}}
-{{- if and .Values.rbac.create (eq .Values.lease.type "kubernetes") .Values.sites -}}
+{{- if and .Values.rbac.create (eq .Values.lease.type "kubernetes") (or .Values.sites .Values.reconciler.enabled) -}}
 true
 {{- end -}}
 {{- end -}}
 
 {{/*
-ipsync.podCommon: the pod-level settings of the agents' pods. Called
-with (dict "root" $ "automount" bool "pod" settings).
+ipsync.podCommon: the pod-level settings of the agents' and the
+reconciler's pods. Called with (dict "root" $ "automount" bool "pod"
+settings).
 */}}
 {{- define "ipsync.podCommon" -}}
 serviceAccountName: {{ include "ipsync.serviceAccountName" .root }}
@@ -283,7 +336,7 @@ tolerations:
 {{- end }}
 {{- end -}}
 
-{{/* Probes of the agents' container. */}}
+{{/* Probes of the agents' and the reconciler's container. */}}
 {{- define "ipsync.probes" -}}
 {{- with .Values.probes.startup }}
 startupProbe:
@@ -322,7 +375,22 @@ command (template, install, lint) with one message.
 {{- end -}}
 {{- end -}}
 {{- $target := .Values.config.target | default "nautobot" -}}
-{{- if and .Values.sites (not (get (get .Values.config $target | default dict) "url")) -}}
-{{- fail (printf "config.%s.url is empty: config.target is %s, and the agents need the URL of the server they write to" $target $target) -}}
+{{- if and (or .Values.sites .Values.reconciler.enabled) (not (get (get .Values.config $target | default dict) "url")) -}}
+{{- fail (printf "config.%s.url is empty: config.target is %s, and the agents (and the reconciler) need the URL of the server they write to" $target $target) -}}
+{{- end -}}
+{{- $r := .Values.reconciler -}}
+{{- if $r.enabled -}}
+{{- if and (not $r.spec) (not $r.specConfigMap) -}}
+{{- fail "reconciler.enabled: give the spec files in reconciler.spec (file name: YAML text), or name an existing ConfigMap holding them in reconciler.specConfigMap" -}}
+{{- end -}}
+{{- if and $r.spec $r.specConfigMap -}}
+{{- fail (printf "reconciler.spec and reconciler.specConfigMap (%s) are both given: the reconciler reads one spec; set reconciler.spec: null to read the ConfigMap, or specConfigMap: \"\" for the inline files" $r.specConfigMap) -}}
+{{- end -}}
+{{- range $i, $site := .Values.sites -}}
+{{- if eq $site.name "reconciler" -}}
+{{- fail (printf "sites[%d]: a site named reconciler would share its Deployment and Service name with the reconciler's (reconciler.enabled); rename the site" $i) -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := include "ipsync.reconcilerFullname" . -}}
 {{- end -}}
 {{- end -}}
