@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -49,12 +50,15 @@ stops it cleanly.`,
 			if err != nil {
 				return err
 			}
-			if listen != "" {
-				cfg.Agent.Listen = listen
-			}
 			site, err := cfg.Site(siteName)
 			if err != nil {
 				return usage(fmt.Errorf("--site: %w", err))
+			}
+			// From here on the agent section is the site's: the file's
+			// with the site's own agent keys over it.
+			cfg.Agent = cfg.AgentFor(site)
+			if listen != "" {
+				cfg.Agent.Listen = listen
 			}
 			return e.runAgent(cmd.Context(), cfg, site, dryRun)
 		},
@@ -145,6 +149,9 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 // status page on listen until the returned function is called.
 func serveStatus(h http.Handler, listen string, log *slog.Logger, dryRun bool) (func(), error) {
 	ln, err := net.Listen("tcp", listen)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("agent listen: %w: another agent of this host may have it; give each site its own address (sites[].agent.listen in the config, or --listen)", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("agent listen: %w (agent.listen, or --listen)", err)
 	}

@@ -204,11 +204,20 @@ func TestChartRBACIsTheLeastTheLeaseNeeds(t *testing.T) {
 // own, which a test may kill with SIGKILL; stop sends it SIGTERM.
 func startAgentProcess(t *testing.T, cfg string) *runningAgent {
 	t.Helper()
-	a := &runningAgent{listen: freeAddr(t), done: make(chan int, 1), logs: &syncBuffer{}}
-	cmd := exec.Command(os.Args[0], "agent", "--config", cfg, "--site", "a11", "--listen", a.listen)
+	listen := freeAddr(t)
 	// Nothing of this test's environment: not in a Pod, no KUBECONFIG;
 	// the config names the kubeconfig.
-	cmd.Env = []string{runAsCLIEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	return startProcess(t, listen, []string{"agent", "--config", cfg, "--site", "a11", "--listen", listen}, nil)
+}
+
+// startProcess runs ipsync with args as a process of its own, with PATH,
+// HOME and env its whole environment, and listen the address its args
+// or config give it.
+func startProcess(t *testing.T, listen string, args, env []string) *runningAgent {
+	t.Helper()
+	a := &runningAgent{listen: listen, done: make(chan int, 1), logs: &syncBuffer{}}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append([]string{runAsCLIEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
 	cmd.Stdout, cmd.Stderr = a.logs, a.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

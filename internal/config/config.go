@@ -5,6 +5,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -86,6 +87,12 @@ type Site struct {
 	// SegmentRanges: write the spec's segment ranges of this site to its
 	// Neutron (the one write ipsync makes to Neutron).
 	SegmentRanges bool `yaml:"segment_ranges"`
+	// Agent is this site's agent section: the file's agent section with
+	// what the site writes under its own agent key laid over it, so that
+	// several sites' agents can run on one host from one file (each its
+	// own listen address and RabbitMQ). Nil when the site has none; read
+	// it through Config.AgentFor.
+	Agent *Agent `yaml:"agent"`
 }
 
 // Neutron says how to reach a site's Neutron. Auth "noauth" talks to Endpoint
@@ -231,13 +238,24 @@ func parse(data []byte) (*Config, []Problem) {
 	}
 	ck := &checker{at: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
 	ck.check(doc.Content[0], reflect.TypeFor[Config](), "")
-	if len(ck.problems) > 0 {
-		return nil, ck.problems
-	}
-	if err := doc.Content[0].Decode(&c); err != nil {
+	// With the file's wrong keys and types reported, what decodes still
+	// gets its semantic checks, so that one run names every problem: a
+	// field whose own type is wrong keeps its default, and checks of it
+	// or of what holds it are left out as they would only repeat it.
+	if err := doc.Content[0].Decode(&c); err != nil && len(ck.problems) == 0 {
 		return nil, []Problem{{Line: 1, Col: 1, Message: err.Error()}}
 	}
-	problems := append(c.chooseTarget(ck.keys), c.problems()...)
+	if err := c.laySiteAgents(ck.at); err != nil && len(ck.problems) == 0 {
+		return nil, []Problem{{Line: 1, Col: 1, Message: err.Error()}}
+	}
+	semantic := append(c.chooseTarget(ck.keys), c.expandEnv(os.LookupEnv)...)
+	semantic = append(semantic, c.problems()...)
+	problems := ck.problems
+	for _, p := range semantic {
+		if !overlaps(p.Path, ck.problems) {
+			problems = append(problems, p)
+		}
+	}
 	for i, p := range problems {
 		// A problem is placed at its field, or at the nearest field
 		// written above it ("sites[0]" for a missing "sites[0].name").
@@ -248,7 +266,30 @@ func parse(data []byte) (*Config, []Problem) {
 			}
 		}
 	}
+	slices.SortStableFunc(problems, func(a, b Problem) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+	})
 	return &c, problems
+}
+
+// overlaps reports whether path is, holds or is held by the field of
+// one of the problems.
+func overlaps(path string, problems []Problem) bool {
+	for _, p := range problems {
+		if within(path, p.Path) || within(p.Path, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether path is the field at or under parent.
+func within(path, parent string) bool {
+	if parent == "" || !strings.HasPrefix(path, parent) {
+		return parent == ""
+	}
+	rest := path[len(parent):]
+	return rest == "" || rest[0] == '.' || rest[0] == '['
 }
 
 // parent is the path of the field that holds path's field.
@@ -270,11 +311,9 @@ func (c *Config) resolve(dir string) {
 	for i := range c.Spec.Paths {
 		abs(&c.Spec.Paths[i])
 	}
-	abs(&c.Nautobot.TokenFile)
-	abs(&c.NetBox.TokenFile)
-	abs(&c.Agent.RabbitMQ.PasswordFile)
-	abs(&c.Agent.StateDir)
-	abs(&c.Agent.Kubernetes.Kubeconfig)
+	for _, p := range c.filePaths() {
+		abs(p.value)
+	}
 }
 
 // Validate checks what the types cannot.
@@ -321,32 +360,45 @@ func (c *Config) problems() []Problem {
 			add(at+".neutron.auth", "%q: want noauth or keystone", s.Neutron.Auth)
 		}
 	}
-	if c.Agent.Sweep < c.Agent.Interval {
-		add("agent.sweep", "%v is shorter than agent.interval (%v): every sync would read both sides whole", c.Agent.Sweep, c.Agent.Interval)
+	out = append(out, c.Agent.problems("agent")...)
+	for i, s := range c.Sites {
+		if s.Agent != nil {
+			out = append(out, s.Agent.problems(fmt.Sprintf("sites[%d].agent", i))...)
+		}
 	}
-	return append(out, c.Agent.leaseProblems()...)
+	return out
+}
+
+// problems checks an agent section written at path.
+func (a Agent) problems(path string) []Problem {
+	var out []Problem
+	if a.Sweep < a.Interval {
+		out = append(out, Problem{Path: path + ".sweep", Message: fmt.Sprintf(
+			"%v is shorter than agent.interval (%v): every sync would read both sides whole", a.Sweep, a.Interval)})
+	}
+	return append(out, a.leaseProblems(path)...)
 }
 
 // leaseProblems checks the agent's lease timing. A renewal may take one
 // renew interval and may fail once, and the last interval before the
 // expiry is the margin for clock skew and a write in flight, so the TTL
 // must be at least three renew intervals.
-func (a Agent) leaseProblems() []Problem {
+func (a Agent) leaseProblems(path string) []Problem {
 	switch a.Lease {
 	case "", LeaseSoT, LeaseKubernetes:
 	default:
-		return []Problem{{Path: "agent.lease", Message: fmt.Sprintf("%q: want sot (a tag in the target) or kubernetes (a Lease)", a.Lease)}}
+		return []Problem{{Path: path + ".lease", Message: fmt.Sprintf("%q: want sot (a tag in the target) or kubernetes (a Lease)", a.Lease)}}
 	}
 	if a.Lease != LeaseKubernetes && a.Kubernetes != (Kubernetes{}) {
-		return []Problem{{Path: "agent.kubernetes", Message: "set only with agent.lease: kubernetes"}}
+		return []Problem{{Path: path + ".kubernetes", Message: "set only with agent.lease: kubernetes"}}
 	}
 	switch {
 	case a.LeaseTTL <= 0:
-		return []Problem{{Path: "agent.lease_ttl", Message: fmt.Sprintf("%v: must be positive", a.LeaseTTL)}}
+		return []Problem{{Path: path + ".lease_ttl", Message: fmt.Sprintf("%v: must be positive", a.LeaseTTL)}}
 	case a.LeaseRenew <= 0:
-		return []Problem{{Path: "agent.lease_renew", Message: fmt.Sprintf("%v: must be positive", a.LeaseRenew)}}
+		return []Problem{{Path: path + ".lease_renew", Message: fmt.Sprintf("%v: must be positive", a.LeaseRenew)}}
 	case a.LeaseTTL < 3*a.LeaseRenew:
-		return []Problem{{Path: "agent.lease_ttl", Message: fmt.Sprintf(
+		return []Problem{{Path: path + ".lease_ttl", Message: fmt.Sprintf(
 			"%v is less than 3 × agent.lease_renew (%v): a renewal may take one interval and fail once, and one more is the margin for clock skew before another agent may take the lease",
 			a.LeaseTTL, a.LeaseRenew)}}
 	}
@@ -367,6 +419,14 @@ func (c *Config) PlanPolicy(owner resource.Owner) plan.Policy {
 	p.MaxDeleteMin = c.Policy.MaxDeleteMin
 	p.MaxDeleteCount = c.Policy.MaxDeleteCount
 	return p
+}
+
+// AgentFor is the agent section of site s: its own, or the file's.
+func (c *Config) AgentFor(s *Site) Agent {
+	if s != nil && s.Agent != nil {
+		return *s.Agent
+	}
+	return c.Agent
 }
 
 // Site returns the site called name.

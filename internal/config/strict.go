@@ -70,6 +70,9 @@ func (c *checker) check(n *yaml.Node, t reflect.Type, path string) {
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		return // keeps the default
 	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	switch {
 	case t == durationType:
 		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
