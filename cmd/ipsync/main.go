@@ -3,17 +3,14 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/ipsync/ipsync/internal/cli"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, done := cli.Interrupts()
 	code := cli.Main(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
-	stop()
+	done()
 	os.Exit(code)
 }

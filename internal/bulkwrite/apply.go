@@ -2,6 +2,7 @@ package bulkwrite
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -42,10 +44,11 @@ type run[B any] struct {
 	w   Writer[B]
 	opt Options
 
-	mu      sync.Mutex // guards res, failed and parents.written: batches of a kind run at once
+	mu      sync.Mutex // guards res, failed, parents.written and unsent: batches of a kind run at once
 	res     *Result
 	failed  map[resource.Key]bool
 	parents *parents
+	unsent  int // changes left unsent after a stop (WithStop)
 }
 
 // Apply writes the changes that write, in the order given, with w:
@@ -93,10 +96,18 @@ func Apply[B any](ctx context.Context, w Writer[B], changes []plan.Change, opt O
 		for hi < len(writes) && writes[hi].Key.Kind == writes[lo].Key.Kind && isDelete(writes[hi].Action) == isDelete(writes[lo].Action) {
 			hi++
 		}
+		if stopped(ctx) {
+			r.unsent += len(writes) - lo
+			break
+		}
 		if err := r.kind(ctx, writes[lo:hi]); err != nil {
 			return res, err
 		}
 		lo = hi
+	}
+	if r.unsent > 0 {
+		opt.Log.Info("stopped", "objects", res.Written, "refused", len(res.Errors), "unsent", r.unsent)
+		return res, fmt.Errorf("%w (%s not sent)", ErrStopped, plural.Of(r.unsent, "change"))
 	}
 	var sent int64
 	if opt.Tally != nil {
@@ -170,6 +181,12 @@ func (r *run[B]) batches(ctx context.Context, b Batch[B]) error {
 		part := b
 		part.Items = b.Items[lo:min(lo+r.opt.BatchSize, len(b.Items))]
 		tasks = append(tasks, func(ctx context.Context) error {
+			if stopped(ctx) {
+				r.mu.Lock()
+				r.unsent += len(part.Items)
+				r.mu.Unlock()
+				return nil
+			}
 			rep := &Report[B]{r: r}
 			if _, ok := r.w.(Claimer[B]); ok && part.Op == Create {
 				rep.held = &held[B]{}

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ipsync/ipsync/internal/bulkwrite"
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/plan"
@@ -84,6 +86,9 @@ made (the rest written), 1 error, 64 usage error.`,
 				// As terraform apply PLANFILE: the plan was shown when it
 				// was saved, and is not shown again.
 				fmt.Fprintf(e.stdout, "Applying %s: %s for owner %s (%s)\n", planFile, plural.Of(r.Plan.Writes(), "change"), r.Plan.Policy.Owner, actionCounts(r.Plan))
+				if r.Applied > 0 {
+					fmt.Fprintf(e.stdout, "%s of the plan already in %s as it writes them (applied before); left out\n", plural.Of(r.Applied, "change"), job.targetID)
+				}
 				e.reportLeaks(r.Plan, false)
 			} else {
 				if err := e.render(&f, r.Plan, job.targetID); err != nil {
@@ -101,7 +106,10 @@ made (the rest written), 1 error, 64 usage error.`,
 				fmt.Fprintf(e.stderr, "dry run: %s planned, nothing written; rerun with --commit to write them\n", plural.Of(r.Plan.Writes(), "change"))
 				return nil
 			}
-			n, err := job.apply(ctx, r)
+			n, err := e.applyInterruptible(ctx, job, r)
+			if errors.Is(err, bulkwrite.ErrStopped) {
+				return fmt.Errorf("interrupted: %s written to %s; %w; run plan to see what is left", plural.Of(n, "object"), job.targetID, err)
+			}
 			if err != nil && perObject {
 				return e.perObjectFailure(err, n, job, r)
 			}

@@ -95,7 +95,11 @@ func (j *job) close() {
 // newProgress shows progress on stderr: bars on a terminal, info lines in
 // the log otherwise; never on stdout, where plans and reports go.
 func (e *env) newProgress() *progress.Display {
-	return progress.New(e.stderr, progress.IsTerminal(e.stderr), e.logger, 5*time.Second)
+	log := e.progressLog
+	if log == nil {
+		log = e.logger
+	}
+	return progress.New(e.stderr, progress.IsTerminal(e.stderr), log, 5*time.Second)
 }
 
 // loadConfig reads the config file, or starts from defaults without one.

@@ -11,12 +11,10 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -29,9 +27,9 @@ const runAsCLIEnv = "IPSYNC_TEST_RUN_CLI"
 func TestMain(m *testing.M) {
 	if os.Getenv(runAsCLIEnv) == "1" {
 		// As cmd/ipsync: SIGTERM stops an agent cleanly.
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, done := Interrupts()
 		code := Main(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
-		stop()
+		done()
 		os.Exit(code)
 	}
 	os.Exit(m.Run())

@@ -43,6 +43,8 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	logger *slog.Logger
+	// progressLog takes the progress lines of runs without a terminal.
+	progressLog *slog.Logger
 }
 
 // exitError carries an exit status other than 1.
@@ -152,7 +154,13 @@ Shell completion: source <(ipsync completion bash); see ipsync completion --help
 			if err != nil {
 				return usage(err)
 			}
-			e.logger = l
+			e.logger, e.progressLog = l, l
+			if level == "warn" {
+				// Progress is info, and shows at the default level too: a
+				// run without a terminal (a CI job) says how far it got
+				// without --log-level info; --log-level error hides it.
+				e.progressLog, _ = newLogger(e.stderr, "info", format)
+			}
 			return nil
 		},
 	}

@@ -18,7 +18,7 @@ func (e *env) openNautobot(cfg *config.Config, prog *progress.Display) (*server,
 	}
 	n := cfg.Nautobot
 	c, err := nautobot.New(nautobot.Config{URL: n.URL, Token: token, APIVersion: n.APIVersion, PageSize: n.PageSize, BatchSize: n.BatchSize,
-		Concurrency: n.Concurrency, InsecureSkipVerify: n.InsecureSkipVerify, Timeout: n.Timeout,
+		Concurrency: n.Concurrency, InsecureSkipVerify: n.InsecureSkipVerify, Timeout: n.Timeout, MaxWait: n.MaxWait,
 		Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField, VNIField: cfg.Marker.VNIField},
 		e.logger.With("side", "nautobot"), nautobot.WithProgress(prog))
 	if err != nil {

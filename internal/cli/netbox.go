@@ -18,7 +18,7 @@ func (e *env) openNetBox(cfg *config.Config, prog *progress.Display) (*server, e
 	}
 	n := cfg.NetBox
 	c, err := netbox.New(netbox.Config{URL: n.URL, Token: token, PageSize: n.PageSize, BatchSize: n.BatchSize,
-		Concurrency: n.Concurrency, InsecureSkipVerify: n.InsecureSkipVerify, Timeout: n.Timeout,
+		Concurrency: n.Concurrency, InsecureSkipVerify: n.InsecureSkipVerify, Timeout: n.Timeout, MaxWait: n.MaxWait,
 		RequestDeadline: n.RequestDeadline,
 		Tag:             cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField, VNIField: cfg.Marker.VNIField,
 		RIR: n.RIR, LocationScope: n.LocationScope},

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -23,35 +22,21 @@ func netboxConfig(t testing.TB, s *netboxtest.Server, specPath string) string {
 	return serverConfig(t, "netbox", s.URL(), s.Token(), specPath, "")
 }
 
-// netboxUnfit are what the examples hold that NetBox has no place for, and
-// ipsync refuses before writing: a namespace is a VRF, which has no
-// location; an IP address's role is one of NetBox's fixed choices, not a
-// role object; an ASN has no status.
-var netboxUnfit = []*regexp.Regexp{
-	regexp.MustCompile(`(?m)^(  - \{name: [ab]\d\d, )location: [^,]+, `),
-	regexp.MustCompile(`(?m)^(  - \{address: .*?)role: [a-z-]+, `),
-	regexp.MustCompile(`(?m)^(  - \{asn: \d+, )status: \w+, `),
-}
-
-// netboxExamples copies the examples without what NetBox has no place
-// for, each file passed through edit, and returns the copy's folder.
+// netboxExamples copies the examples' NetBox flavour (examples-netbox/),
+// each file passed through edit, and returns the copy's folder.
 func netboxExamples(t testing.TB, edit func(string) string) string {
 	t.Helper()
 	dir := t.TempDir()
-	files, err := filepath.Glob(filepath.Join(repoRoot, "examples", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(repoRoot, "examples-netbox", "*.yaml"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no examples: %v", err)
+		t.Fatalf("no NetBox examples: %v", err)
 	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc := string(b)
-		for _, re := range netboxUnfit {
-			doc = re.ReplaceAllString(doc, "$1")
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), []byte(edit(doc)), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), []byte(edit(string(b))), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

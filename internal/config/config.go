@@ -64,13 +64,15 @@ type Policy struct {
 // Nautobot is the target when Target is "nautobot". The token comes from TokenEnv (default
 // IPSYNC_NAUTOBOT_TOKEN) or TokenFile.
 type Nautobot struct {
-	URL                string        `yaml:"url"`
-	TokenFile          string        `yaml:"token_file"`
-	APIVersion         string        `yaml:"api_version"` // empty: the server's own
-	PageSize           int           `yaml:"page_size"`
-	BatchSize          int           `yaml:"batch_size"`
-	Concurrency        int           `yaml:"concurrency"`
-	Timeout            time.Duration `yaml:"timeout"`
+	URL         string        `yaml:"url"`
+	TokenFile   string        `yaml:"token_file"`
+	APIVersion  string        `yaml:"api_version"` // empty: the server's own
+	PageSize    int           `yaml:"page_size"`
+	BatchSize   int           `yaml:"batch_size"`
+	Concurrency int           `yaml:"concurrency"`
+	Timeout     time.Duration `yaml:"timeout"`
+	// MaxWait caps one request, its retries included.
+	MaxWait            time.Duration `yaml:"max_wait"`
 	InsecureSkipVerify bool          `yaml:"insecure_skip_verify"`
 }
 
@@ -166,7 +168,7 @@ func Default() Config {
 		Spec:     Spec{Name: "default"},
 		Marker:   Marker{Tag: "managed-by-ipsync", CustomField: "ipsync_owner", VNIField: "vni"},
 		Policy:   Policy{Mode: string(plan.ModeSync), MaxDeletePercent: 10, MaxDeleteMin: 5},
-		Nautobot: Nautobot{PageSize: 1000, BatchSize: 250, Concurrency: 4, Timeout: 60 * time.Second},
+		Nautobot: Nautobot{PageSize: 1000, BatchSize: 250, Concurrency: 4, Timeout: 60 * time.Second, MaxWait: 3 * time.Minute},
 		NetBox:   defaultNetBox(),
 		Agent: Agent{Listen: "127.0.0.1:9478", Interval: 10 * time.Minute, Sweep: 24 * time.Hour, Jitter: 0.1, LeaseTTL: 2 * time.Minute,
 			LeaseRenew: 30 * time.Second, Lease: LeaseSoT,

@@ -21,12 +21,14 @@ var targets = []string{TargetNautobot, TargetNetBox}
 // NetBox is the target when Target is "netbox". The token comes from
 // IPSYNC_NETBOX_TOKEN or TokenFile.
 type NetBox struct {
-	URL                string        `yaml:"url"`
-	TokenFile          string        `yaml:"token_file"`
-	PageSize           int           `yaml:"page_size"`
-	BatchSize          int           `yaml:"batch_size"`
-	Concurrency        int           `yaml:"concurrency"`
-	Timeout            time.Duration `yaml:"timeout"`
+	URL         string        `yaml:"url"`
+	TokenFile   string        `yaml:"token_file"`
+	PageSize    int           `yaml:"page_size"`
+	BatchSize   int           `yaml:"batch_size"`
+	Concurrency int           `yaml:"concurrency"`
+	Timeout     time.Duration `yaml:"timeout"`
+	// MaxWait caps one request, its retries included.
+	MaxWait            time.Duration `yaml:"max_wait"`
 	InsecureSkipVerify bool          `yaml:"insecure_skip_verify"`
 	// RequestDeadline is how long NetBox may still be writing a request
 	// ipsync gave up on (gunicorn's timeout).
@@ -46,7 +48,7 @@ const (
 )
 
 func defaultNetBox() NetBox {
-	return NetBox{PageSize: 1000, BatchSize: 250, Concurrency: 4, Timeout: 60 * time.Second, RIR: "private", LocationScope: ScopeSite}
+	return NetBox{PageSize: 1000, BatchSize: 250, Concurrency: 4, Timeout: 60 * time.Second, MaxWait: 3 * time.Minute, RIR: "private", LocationScope: ScopeSite}
 }
 
 // TargetName is the configured server's name, as people write it, for
@@ -105,6 +107,14 @@ func (c *Config) targetProblems() []Problem {
 	}
 	if c.Target == TargetNetBox || c.NetBox.URL != "" {
 		out = append(out, c.NetBox.problems()...)
+	}
+	for _, w := range []struct {
+		section          string
+		timeout, maxWait time.Duration
+	}{{"nautobot", c.Nautobot.Timeout, c.Nautobot.MaxWait}, {"netbox", c.NetBox.Timeout, c.NetBox.MaxWait}} {
+		if w.maxWait < 0 || (w.maxWait > 0 && w.maxWait < w.timeout) {
+			add(w.section+".max_wait", "%v is shorter than %s.timeout (%v): not one attempt could end within it", w.maxWait, w.section, w.timeout)
+		}
 	}
 	for _, u := range []struct{ path, url string }{{"nautobot.url", c.Nautobot.URL}, {"netbox.url", c.NetBox.URL}} {
 		if u.url == "" {

@@ -12,11 +12,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ipsync/ipsync/internal/backoff"
 	"github.com/ipsync/ipsync/internal/clock"
+	"github.com/ipsync/ipsync/internal/plural"
 )
 
 // Config is how to reach one server.
@@ -31,15 +33,30 @@ type Config struct {
 	Server     string
 	Timeout    time.Duration // per attempt; default 60s
 	MaxRetries int           // retries after the first attempt
-	Clock      clock.Clock   // what retries wait on; default the wall clock
-	Jitter     func() float64
-	Log        *slog.Logger
+	// MaxWait caps one request, its retries included: no attempt starts
+	// that could not end, answered or timed out, within MaxWait of the
+	// first. A server that takes connections and never answers would
+	// otherwise hold a run for MaxRetries+1 timeouts. Zero: no cap but
+	// MaxRetries.
+	MaxWait time.Duration
+	// Identify makes the first 404 or 400 ask the server what it is
+	// (/api/status/), so that a config pointed at the other kind of
+	// server says so instead of "404 Not Found" or "Unknown filter
+	// field".
+	Identify bool
+	Clock    clock.Clock // what retries wait on; default the wall clock
+	Jitter   func() float64
+	Log      *slog.Logger
 }
 
 // Client sends requests to one server. It is safe for concurrent use.
 type Client struct {
 	cfg  Config
 	sent atomic.Int64 // attempts sent, for Requests
+
+	identMu    sync.Mutex
+	identified bool
+	identErr   error
 }
 
 // New returns a client for cfg, filling the defaults.
@@ -145,6 +162,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	target.Path += r.Path
 	target.RawQuery = r.Query.Encode()
 	maybeSent := false
+	start := c.cfg.Clock.Now()
 	for attempt := 0; ; attempt++ {
 		var raw []byte
 		if r.Body != nil {
@@ -180,6 +198,11 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		case resp.Status < 300 && r.Decode != nil && r.Decode(resp.Body) != nil:
 			maybeSent = true
 			err = fmt.Errorf("%s %s: unreadable answer (%d bytes)", r.Method, r.Path, len(resp.Body))
+		case (resp.Status == http.StatusNotFound || resp.Status == http.StatusBadRequest) && c.cfg.Identify:
+			if err := c.identify(ctx); err != nil {
+				return nil, err
+			}
+			return resp, nil
 		default:
 			return resp, nil
 		}
@@ -188,6 +211,10 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		}
 		if wait == 0 {
 			wait = backoff.Policy{Min: backoffMin, Max: backoffMax, Jitter: backoffJitter}.Delay(attempt+1, c.cfg.Jitter())
+		}
+		if elapsed := c.cfg.Clock.Now().Sub(start); c.cfg.MaxWait > 0 && elapsed+wait+c.cfg.Timeout > c.cfg.MaxWait {
+			return nil, fmt.Errorf("%s %s: giving up after %s in %v: one more could end after %s.max_wait (%v): %w",
+				r.Method, r.Path, plural.Of(attempt+1, "attempt"), elapsed.Round(time.Second), c.cfg.Server, c.cfg.MaxWait, err)
 		}
 		// Said at warn: a run that waits on retries must not look hung.
 		c.cfg.Log.Warn(c.cfg.Server+" request failed; retrying", "method", r.Method, "path", r.Path,

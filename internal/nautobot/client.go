@@ -81,7 +81,7 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
 	c := &Client{cfg: cfg, log: logger.With("component", "nautobot", "host", base.Host), progress: noProgress{},
 		known: knownIDs{own: map[resource.Key]string{}}}
 	c.httpCfg = httpapi.Config{Base: base, Auth: "Token " + cfg.Token, Server: "nautobot",
-		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, Log: c.log}
+		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, MaxWait: cfg.MaxWait, Log: c.log}
 	for _, o := range opts {
 		o(c)
 	}

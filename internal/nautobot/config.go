@@ -32,6 +32,9 @@ type Config struct {
 	// MaxRetries is how often a failed request is retried; default 5,
 	// negative for none.
 	MaxRetries int
+	// MaxWait caps one request, its retries included (httpapi's
+	// MaxWait); zero: no cap but MaxRetries.
+	MaxWait time.Duration
 }
 
 func (c Config) withDefaults() (Config, error) {

@@ -94,7 +94,13 @@ func (c *Client) connect(ctx context.Context) (*server, error) {
 		return nil, fmt.Errorf("connect to nautobot: %w", err)
 	}
 	if resp.Status != http.StatusOK {
+		if err := c.api.WrongServer(resp.Body); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("connect to nautobot: %w", r.Error(resp))
+	}
+	if err := c.api.WrongServer(resp.Body); st.Version == "" && err != nil {
+		return nil, err
 	}
 	v, err := parseServerVersion(st.Version)
 	if err != nil {

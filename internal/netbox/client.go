@@ -82,7 +82,8 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
 		c.log.Warn("TLS certificate verification is off")
 	}
 	c.api = httpapi.New(httpapi.Config{Base: base, HTTP: c.http, Auth: cfg.auth(), Server: "netbox",
-		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, Clock: c.clock, Log: c.log})
+		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, MaxWait: cfg.MaxWait, Clock: c.clock, Log: c.log,
+		Identify: true})
 	return c, nil
 }
 

@@ -33,6 +33,9 @@ type Config struct {
 	// MaxRetries is how often a failed request is retried; default 5,
 	// negative for none.
 	MaxRetries int
+	// MaxWait caps one request, its retries included (httpapi's
+	// MaxWait); zero: no cap but MaxRetries.
+	MaxWait    time.Duration
 	Tag        string // marker tag; default "managed-by-ipsync"
 	OwnerField string // custom field with the owner; default "ipsync_owner"
 	VNIField   string // integer custom field with a prefix's VNI; default "vni"

@@ -37,18 +37,25 @@ type Display struct {
 	bars   *mpb.Progress // the phase's bars; nil before the first, or without a terminal
 	counts map[string]*count
 	order  []string
+	// tick stops the phase's log lines; nil while none runs.
+	tick chan struct{}
+	// ticked: the phase has logged a line, so its end is logged too; a
+	// phase shorter than the interval logs nothing.
+	ticked bool
 }
 
 type count struct {
 	done, total int
 	known       bool // total is known up front
 	start       time.Time
-	logged      time.Time // last log line
+	last        time.Time // when done last grew
 	bar         *mpb.Bar
 }
 
-// New shows progress on w as bars when terminal is true; otherwise every
-// interval (and at the end) as info lines on log.
+// New shows progress on w as bars when terminal is true; otherwise as
+// info lines on log: every interval while a phase runs, whether or not
+// anything was done since (a bulk write waiting on its server must not
+// look hung), and at its end.
 func New(w io.Writer, terminal bool, log *slog.Logger, interval time.Duration) *Display {
 	return &Display{w: w, terminal: terminal, log: log, interval: interval, counts: map[string]*count{}}
 }
@@ -79,17 +86,38 @@ func (d *Display) Add(label string, n int) {
 	defer d.mu.Unlock()
 	c := d.entry(label, false)
 	c.done += n
+	c.last = time.Now()
 	if c.bar != nil {
 		if !c.known && c.done > c.total {
 			c.total = c.done
 			c.bar.SetTotal(int64(c.total), false)
 		}
 		c.bar.IncrBy(n)
-		return
 	}
-	if now := time.Now(); now.Sub(c.logged) >= d.interval {
-		c.logged = now
-		d.logLine(label, c, now)
+}
+
+// ticks logs every label's line each interval until stop is closed. The
+// lines come from a clock of their own, not from Add: a line written
+// when the first object of a batch is counted would say done=1 with a
+// rate from the whole wait before it, while the rest of the batch is
+// counted a moment later.
+func (d *Display) ticks(stop chan struct{}) {
+	t := time.NewTicker(d.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-t.C:
+			d.mu.Lock()
+			if d.tick == stop {
+				d.ticked = true
+				for _, label := range d.order {
+					d.logLine(label, d.counts[label], now)
+				}
+			}
+			d.mu.Unlock()
+		}
 	}
 }
 
@@ -101,9 +129,13 @@ func (d *Display) entry(label string, known bool) *count {
 		return c
 	}
 	now := time.Now()
-	c = &count{known: known, start: now, logged: now}
+	c = &count{known: known, start: now, last: now}
 	d.counts[label] = c
 	d.order = append(d.order, label)
+	if !d.terminal && d.interval > 0 && d.tick == nil {
+		d.tick = make(chan struct{})
+		go d.ticks(d.tick)
+	}
 	if d.terminal {
 		if d.bars == nil {
 			d.bars = mpb.New(mpb.WithOutput(d.w), mpb.WithWidth(32), mpb.WithRefreshRate(200*time.Millisecond), mpb.WithAutoRefresh())
@@ -156,6 +188,10 @@ func (d *Display) logLine(label string, c *count, now time.Time) {
 			args = append(args, "eta", time.Duration(float64(c.total-c.done)/rate*float64(time.Second)).Round(time.Second))
 		}
 	}
+	if idle := now.Sub(c.last); d.interval > 0 && idle >= d.interval && (!c.known || c.done < c.total) {
+		// Nothing done for a while: the server has the work.
+		args = append(args, "waiting", idle.Round(time.Second))
+	}
 	d.log.Info("progress", args...)
 }
 
@@ -166,10 +202,16 @@ func (d *Display) Flush() {
 		return
 	}
 	d.mu.Lock()
+	if d.tick != nil {
+		close(d.tick)
+		d.tick = nil
+	}
 	for _, label := range d.order {
 		c := d.counts[label]
 		if c.bar == nil {
-			d.logLine(label, c, time.Now())
+			if d.ticked || d.interval <= 0 {
+				d.logLine(label, c, time.Now())
+			}
 			continue
 		}
 		if c.done >= c.total {
@@ -179,7 +221,7 @@ func (d *Display) Flush() {
 		}
 	}
 	bars := d.bars
-	d.bars, d.counts, d.order = nil, map[string]*count{}, nil
+	d.bars, d.counts, d.order, d.ticked = nil, map[string]*count{}, nil, false
 	d.mu.Unlock()
 	if bars != nil {
 		bars.Wait()

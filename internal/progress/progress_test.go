@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestLogLines(t *testing.T) {
@@ -39,4 +41,63 @@ func TestNilDisplayDoesNothing(t *testing.T) {
 	d.Expect("x", 1)
 	d.Add("x", 1)
 	d.Flush()
+}
+
+// TestLinesWhileWaiting: without a terminal, a line comes every interval
+// while a phase runs, the ones while nothing is done saying how long it
+// has waited; none after the phase ends.
+func TestLinesWhileWaiting(t *testing.T) {
+	var log syncBuffer
+	d := New(&bytes.Buffer{}, false, slog.New(slog.NewTextHandler(&log, nil)), 20*time.Millisecond)
+	d.Expect("write vlan", 239)
+	time.Sleep(70 * time.Millisecond)
+	d.Add("write vlan", 239)
+	d.Flush()
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("%d lines in 70ms at one every 20ms and at the end:\n%s", len(lines), log.String())
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.Contains(l, `what="write vlan" done=0 total=239`) || !strings.Contains(l, "waiting=") {
+			t.Errorf("a line while the server has the batch: %s", l)
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, "done=239 total=239") || strings.Contains(last, "eta=") || strings.Contains(last, "waiting=") {
+		t.Errorf("the last line: %s", last)
+	}
+	n := len(strings.Split(log.String(), "\n"))
+	time.Sleep(60 * time.Millisecond)
+	if m := len(strings.Split(log.String(), "\n")); m != n {
+		t.Errorf("lines after Flush:\n%s", log.String())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestShortPhaseLogsNothing: a phase over before the first interval
+// has nothing to report.
+func TestShortPhaseLogsNothing(t *testing.T) {
+	var log syncBuffer
+	d := New(&bytes.Buffer{}, false, slog.New(slog.NewTextHandler(&log, nil)), time.Hour)
+	d.Expect("write vlan", 3)
+	d.Add("write vlan", 3)
+	d.Flush()
+	if log.String() != "" {
+		t.Errorf("a short phase logged:\n%s", log.String())
+	}
 }

@@ -55,6 +55,9 @@ type Result struct {
 	// which SavedPerObject leaves to the target's compare-and-swap to
 	// refuse one by one.
 	Changed []resource.Key
+	// Applied counts the changes of a saved plan the target already held
+	// as the plan writes them (applied before), settled as noops.
+	Applied int
 }
 
 // addProblems adds the problems not yet refused: a saved plan, checked
@@ -257,6 +260,7 @@ func checkSaved(ctx context.Context, saved *plan.Plan, t Target, stale func(*pla
 	}
 	r.addProblems(References(saved, desired, current, names)...)
 	r.CheckTarget(t)
+	r.Applied = saved.Settle(Applied(saved, current))
 	if moved := stale(saved, current); len(moved) > 0 {
 		r.Plan.Refusals = append(r.Plan.Refusals, fmt.Sprintf("the target changed since the plan was made (%s moved); make a new plan:\n    %s",
 			plural.Of(len(moved), "object"), strings.Join(moved, "\n    ")))

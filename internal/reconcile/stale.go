@@ -13,7 +13,9 @@ import (
 func Stale(p *plan.Plan, current []resource.Object) []string {
 	var out []string
 	for _, m := range stale(p, current) {
-		out = append(out, m.why)
+		if !m.applied {
+			out = append(out, m.why)
+		}
 	}
 	return out
 }
@@ -25,11 +27,25 @@ func Stale(p *plan.Plan, current []resource.Object) []string {
 func StaleCreates(p *plan.Plan, current []resource.Object) []string {
 	var out []string
 	for _, m := range stale(p, current) {
-		if m.taken {
+		if m.taken && !m.applied {
 			out = append(out, m.why)
 		}
 	}
 	return out
+}
+
+// Applied lists the writes of a saved plan the target already holds as
+// the plan writes them: created or updated with the plan's fields and
+// owner, or deleted. Applying such a plan again is not stale for them:
+// they are done.
+func Applied(p *plan.Plan, current []resource.Object) map[resource.Key]bool {
+	done := map[resource.Key]bool{}
+	for _, m := range stale(p, current) {
+		if m.applied {
+			done[m.key] = true
+		}
+	}
+	return done
 }
 
 // moved is one change of a saved plan whose object is no longer as the
@@ -38,6 +54,9 @@ type moved struct {
 	key   resource.Key // the change's
 	why   string
 	taken bool // its key was taken since, by an object the plan did not see
+	// applied: the target holds the object as the change writes it
+	// (a delete: the object is gone).
+	applied bool
 }
 
 func stale(p *plan.Plan, current []resource.Object) []moved {
@@ -47,7 +66,14 @@ func stale(p *plan.Plan, current []resource.Object) []moved {
 	}
 	var out []moved
 	add := func(c plan.Change, taken bool, format string, args ...any) {
-		out = append(out, moved{key: c.Key, why: fmt.Sprintf(format, args...), taken: taken})
+		m := moved{key: c.Key, why: fmt.Sprintf(format, args...), taken: taken}
+		if c.Action == plan.Delete {
+			_, m.applied = now[c.Key]
+			m.applied = !m.applied
+		} else if cur, ok := now[c.Key]; ok && c.Desired != nil {
+			m.applied = cur.Meta().Owner == p.Policy.Owner && len(c.Desired.Diff(cur)) == 0
+		}
+		out = append(out, m)
 	}
 	for _, c := range p.Changes {
 		if !c.Action.Writes() {
