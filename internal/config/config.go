@@ -362,10 +362,21 @@ func (c *Config) problems() []Problem {
 			add(at+".neutron.auth", "%q: want noauth or keystone", s.Neutron.Auth)
 		}
 	}
-	out = append(out, c.Agent.problems("agent")...)
+	global := c.Agent.problems("agent")
+	out = append(out, global...)
 	for i, s := range c.Sites {
-		if s.Agent != nil {
-			out = append(out, s.Agent.problems(fmt.Sprintf("sites[%d].agent", i))...)
+		if s.Agent == nil {
+			continue
+		}
+		at := fmt.Sprintf("sites[%d].agent", i)
+		for _, p := range s.Agent.problems(at) {
+			// A problem the site only inherits is the file's, said once.
+			inherited := slices.ContainsFunc(global, func(g Problem) bool {
+				return g.Message == p.Message && strings.TrimPrefix(g.Path, "agent") == strings.TrimPrefix(p.Path, at)
+			})
+			if !inherited {
+				out = append(out, p)
+			}
 		}
 	}
 	return out

@@ -56,8 +56,8 @@ func TestSiteAgentProblems(t *testing.T) {
 	}{
 		{name: "unknown key in a site's agent", doc: "sites:\n  - name: a\n    neutron: {endpoint: x}\n    agent: {lisen: ':1'}\n",
 			wantErr: `config:4:13: sites[0].agent.lisen: unknown field; did you mean "listen"?`},
-		{name: "lease timing checked as laid over the file's", doc: "agent: {lease_renew: 1m}\nsites:\n  - name: a\n    neutron: {endpoint: x}\n    agent:\n      lease_ttl: 2m\n",
-			wantErr: "config:6:18: sites[0].agent.lease_ttl: 2m0s is less than 3 × agent.lease_renew (1m0s)"},
+		{name: "lease timing checked as laid over the file's", doc: "agent: {lease_renew: 40s}\nsites:\n  - name: a\n    neutron: {endpoint: x}\n    agent:\n      lease_ttl: 100s\n",
+			wantErr: "config:6:18: sites[0].agent.lease_ttl: 1m40s is less than 3 × agent.lease_renew (40s)"},
 		{name: "sweep shorter than a site's interval", doc: "sites:\n  - name: a\n    neutron: {endpoint: x}\n    agent: {interval: 48h}\n",
 			wantErr: "sites[0].agent.sweep: 24h0m0s is shorter than agent.interval (48h0m0s)"},
 	}
@@ -141,5 +141,16 @@ func TestEveryProblemInOneRun(t *testing.T) {
 		if !strings.HasPrefix(got[i], want[i]) {
 			t.Errorf("problem %d = %q, want it to start %q", i, got[i], want[i])
 		}
+	}
+}
+
+// TestSiteAgentInheritsAProblemOnce: a wrong value of the file's agent
+// section, which a site's agent section inherits, is named once, at the
+// file's.
+func TestSiteAgentInheritsAProblemOnce(t *testing.T) {
+	doc := "agent: {lease_ttl: 1m}\nsites:\n  - name: a\n    neutron: {endpoint: x}\n    agent: {listen: ':9481'}\n"
+	_, err := Parse([]byte(doc))
+	if err == nil || strings.Count(err.Error(), "is less than 3 × agent.lease_renew") != 1 || strings.Contains(err.Error(), "sites[0]") {
+		t.Errorf("Parse = %v, want the lease problem once, at agent.lease_ttl", err)
 	}
 }
