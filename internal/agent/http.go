@@ -85,7 +85,7 @@ func (a *Agent) servePage(w http.ResponseWriter, _ *http.Request) {
 	}
 	var page bytes.Buffer
 	// extra is html/template output, so it is already escaped.
-	if err := report.WriteHTML(&page, template.HTML(extra.String())); err != nil {
+	if err := report.WriteHTML(&page, drift.HTML{Title: "ipsync drift — " + report.Target, Top: template.HTML(extra.String())}); err != nil {
 		a.log.Error("render drift report", "err", err)
 		http.Error(w, "render drift report: "+err.Error(), http.StatusInternalServerError)
 		return

@@ -192,7 +192,7 @@ func writeReport(w io.Writer, rep *drift.Report, format string) error {
 	case "json":
 		return rep.WriteJSON(w)
 	case "html":
-		return rep.WriteHTML(w, "")
+		return rep.WriteHTML(w, drift.HTML{})
 	}
 	return usagef("--output %q: want text, json or html", format)
 }

@@ -53,7 +53,7 @@ func TestRenderings(t *testing.T) {
 	if err := r.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.WriteHTML(&page, ""); err != nil {
+	if err := r.WriteHTML(&page, HTML{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"missing   vlan a11-12-network/100", `name: "old" -> "tenant-<b>"`, "neutron:b22: NOT CHECKED: neutron: connection refused"} {

@@ -1,10 +1,8 @@
 package drift
 
 import (
-	_ "embed"
 	"encoding/json"
 	"fmt"
-	"html/template"
 	"io"
 	"strings"
 
@@ -51,22 +49,4 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-//go:embed report.html.tmpl
-var reportHTML string
-
-// WriteHTML writes a self-contained page: inline CSS, no scripts, readable
-// in any browser and as a saved file. Its Content-Security-Policy forbids
-// scripts and every fetch, so a browser shows it only as it works without
-// JavaScript and without the network.
-func (r *Report) WriteHTML(w io.Writer, extra template.HTML) error {
-	t, err := template.New("report").Funcs(template.FuncMap{"plural": plural.Of}).Parse(reportHTML)
-	if err != nil {
-		return fmt.Errorf("parse report template: %w", err)
-	}
-	return t.Execute(w, struct {
-		*Report
-		Extra template.HTML
-	}{r, extra})
 }
