@@ -150,6 +150,23 @@ func (h *harness) runs(n int) []agent.RunRecord {
 	return st.Runs
 }
 
+// syncs waits until the agent finished n syncs, the last one at the fake
+// clock's now, and recorded it; unlike runs, it is not bounded by the runs
+// the page keeps. The counter goes up before the run is recorded, so both
+// are waited for.
+func (h *harness) syncs(n int) {
+	h.t.Helper()
+	eventually(h.t, "syncs finished", func() bool {
+		got := 0.0
+		for _, r := range []string{"ok", "error", "unreachable", "canceled"} {
+			v, _ := metric(h.t, h.reg, "ipsync_runs_total", map[string]string{"site": site, "result": r})
+			got += v
+		}
+		runs := h.agent.Status().Runs
+		return got >= float64(n) && len(runs) > 0 && runs[0].End.Equal(h.clock.Now())
+	})
+}
+
 func (h *harness) condition(name string) (agent.Condition, bool) {
 	for _, c := range h.agent.Status().Conditions {
 		if c.Name == name {

@@ -3,8 +3,12 @@ package agent_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -178,5 +182,182 @@ func TestStatusPageOfADryRun(t *testing.T) {
 	var st agent.Status
 	if err := json.Unmarshal([]byte(body), &st); err != nil || !st.DryRun || st.LeaseHeld {
 		t.Errorf("status.json dry_run %v lease_held %v (%v), want a dry run holding no lease", st.DryRun, st.LeaseHeld, err)
+	}
+}
+
+// manyVLANsOutcome is a full sync of a dry run that found n VLANs missing.
+func manyVLANsOutcome(n int) agent.Outcome {
+	owner := resource.NeutronOwner(site)
+	var desired []resource.Object
+	for i := range n {
+		desired = append(desired, &resource.VLAN{M: resource.Meta{Owner: owner}, Group: "a11-12-network", VID: uint16(i + 1), Name: fmt.Sprintf("tenant-net-%d", i)})
+	}
+	p := plan.Make(desired, nil, plan.DefaultPolicy(owner))
+	return agent.Outcome{Plan: p, Drift: drift.FromPlan(p, nil)}
+}
+
+// TestStatusPageHead: the page's title names the daemon, its site and its
+// state; a dry run wears a badge; the page reloads itself, sooner when the
+// next sync is near.
+func TestStatusPageHead(t *testing.T) {
+	tests := []struct {
+		name   string
+		dryRun bool
+		fail   bool
+		title  string
+		badges []string
+		// refresh bounds the seconds between reloads.
+		refresh [2]int
+	}{
+		{name: "drifting", title: "ipsync: Agent for site a11 — 2 drifting", badges: []string{`<span class="badge warn">2 drifting</span>`}, refresh: [2]int{30, 30}},
+		{name: "dry run", dryRun: true, title: "ipsync: Agent for site a11 — 2 drifting (dry run)",
+			badges: []string{`<span class="badge warn">2 drifting</span>`, `<span class="badge dry">dry run</span>`}, refresh: [2]int{30, 30}},
+		// The retry is due after a backoff of a second or two.
+		{name: "failing", fail: true, title: "ipsync: Agent for site a11 — failing", badges: []string{`<span class="badge bad">failing</span>`}, refresh: [2]int{5, 8}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := newFakeClock()
+			cfg := testConfig()
+			cfg.DryRun = tt.dryRun
+			h := startConfig(t, clock, newTable(clock).Lease("neutron:"+site, "agent-1"), cfg)
+			h.next().answer(driftingOutcome(), nil)
+			h.runs(1)
+			if tt.fail {
+				clock.Advance(12 * time.Minute)
+				h.next().answer(agent.Outcome{}, agent.Unreachable("nautobot", errors.New("502 Bad Gateway")))
+				h.runs(2)
+				eventually(t, "retry scheduled", func() bool { return !h.agent.Status().NextSync.IsZero() })
+			}
+			_, body := h.get("/")
+			if want := "<title>" + tt.title + "</title>"; !strings.Contains(body, want) {
+				t.Errorf("page lacks %s", want)
+			}
+			for _, want := range tt.badges {
+				if !strings.Contains(body, want) {
+					t.Errorf("page lacks the badge %s", want)
+				}
+			}
+			if !tt.dryRun && strings.Contains(body, "badge dry") {
+				t.Errorf("an agent that writes wears the dry-run badge")
+			}
+			m := regexp.MustCompile(`<meta http-equiv="refresh" content="(\d+)">`).FindStringSubmatch(body)
+			if m == nil {
+				t.Fatalf("page does not reload itself")
+			}
+			if n, _ := strconv.Atoi(m[1]); n < tt.refresh[0] || n > tt.refresh[1] {
+				t.Errorf("page reloads every %ds, want %d to %d", n, tt.refresh[0], tt.refresh[1])
+			}
+			if !strings.Contains(body, "reloads itself every "+m[1]+" seconds") {
+				t.Errorf("page does not say how often it reloads")
+			}
+		})
+	}
+}
+
+// TestStatusPageHistory: after several syncs the page charts them, and
+// status.json has the same series.
+func TestStatusPageHistory(t *testing.T) {
+	clock := newFakeClock()
+	cfg := testConfig()
+	cfg.LeaseTTL = 48 * time.Hour
+	h := startConfig(t, clock, newLeaseTable(clock, cfg.LeaseTTL).Lease("neutron:"+site, "agent-1"), cfg)
+	_, body := h.get("/")
+	if !strings.Contains(body, "No sync has ended yet.") || strings.Contains(body, "<svg") {
+		t.Errorf("the page charts a history before any sync")
+	}
+	for i := range 4 {
+		c := h.next()
+		clock.Advance(time.Duration(i+1) * time.Second)
+		if i == 2 {
+			c.answer(agent.Outcome{}, agent.Unreachable("nautobot", errors.New("502 Bad Gateway")))
+		} else {
+			c.answer(driftingOutcome(), nil)
+		}
+		h.syncs(i + 1)
+		clock.Advance(12 * time.Minute)
+	}
+	_, body = h.get("/")
+	if n := strings.Count(body, `<svg xmlns="http://www.w3.org/2000/svg"`); n != 3 {
+		t.Errorf("page has %d charts, want 3", n)
+	}
+	for _, want := range []string{"4 syncs, 1 failed, 3 objects written", "Sync duration", "Objects written", "Drift left by each full sync", "segment leaks"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	_, js := h.get("/status.json")
+	var st agent.Status
+	if err := json.Unmarshal([]byte(js), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.History.StepSeconds != 300 || len(st.History.Steps) != 4 {
+		t.Fatalf("status.json history = %+v, want 4 steps of 300s", st.History)
+	}
+	first, failed := st.History.Steps[0], st.History.Steps[2]
+	if first.Syncs != 1 || first.Writes != 1 || first.LongestSeconds != 1 || first.Drift["vlan"]["missing"] != 1 || first.Drift["segment"]["leak"] != 1 {
+		t.Errorf("first step = %+v", first)
+	}
+	if failed.Failed != 1 || failed.Drift != nil || failed.LastResult != "unreachable" {
+		t.Errorf("the failed sync's step = %+v, want a failure and no drift", failed)
+	}
+}
+
+// TestDriftPages: the status page folds a kind of many objects and links
+// to all of them, page by page, at /drift.
+func TestDriftPages(t *testing.T) {
+	clock := newFakeClock()
+	cfg := testConfig()
+	cfg.DryRun = true
+	h := startConfig(t, clock, newTable(clock).Lease("neutron:"+site, "dry"), cfg)
+	h.next().answer(manyVLANsOutcome(1200), nil)
+	h.runs(1)
+	_, body := h.get("/")
+	link := "drift?drift=missing&amp;kind=vlan&amp;owner=neutron%3Aa11&amp;page=1"
+	for _, want := range []string{"<strong>vlan</strong>: 1200 <small>(100 listed)</small>", "1100 more not listed here", `<a href="` + link + `">all 1200, page by page</a>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("status page lacks %q", want)
+		}
+	}
+	if n := strings.Count(body, `<tr class="missing">`); n != drift.Shown {
+		t.Errorf("status page lists %d VLANs, want %d", n, drift.Shown)
+	}
+	tests := []struct {
+		path       string
+		code       int
+		rows       int
+		want, lack []string
+	}{
+		{path: "/" + strings.ReplaceAll(link, "&amp;", "&"), code: 200, rows: 500,
+			want: []string{"Objects 1 to 500 of 1200", "page 1 of 3", `<a href="drift?drift=missing&amp;kind=vlan&amp;owner=neutron%3Aa11&amp;page=2">next →</a>`, `<a href="./">← Agent for site a11</a>`}},
+		{path: "/drift?owner=neutron:a11&kind=vlan&drift=missing&page=3", code: 200, rows: 200,
+			want: []string{"Objects 1001 to 1200 of 1200", "a11-12-network/1200", `page=2">← previous</a>`}, lack: []string{"next →</a>"}},
+		{path: "/drift?owner=neutron:a11&kind=vlan&drift=missing&page=4", code: 404},
+		{path: "/drift?owner=neutron:a11&kind=vlan&drift=extra", code: 404},
+		{path: "/drift?owner=neutron:b22&kind=vlan&drift=missing", code: 404},
+		{path: "/drift?owner=neutron:a11&kind=vlan&drift=missing&page=x", code: 404},
+	}
+	for _, tt := range tests {
+		code, body := h.get(tt.path)
+		if code != tt.code {
+			t.Errorf("%s = %d, want %d", tt.path, code, tt.code)
+			continue
+		}
+		if n := strings.Count(body, `<tr class="missing">`); tt.code == 200 && n != tt.rows {
+			t.Errorf("%s lists %d VLANs, want %d", tt.path, n, tt.rows)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s lacks %q", tt.path, want)
+			}
+		}
+		for _, lack := range tt.lack {
+			if strings.Contains(body, lack) {
+				t.Errorf("%s has %q", tt.path, lack)
+			}
+		}
+		if tt.code == 200 && strings.Contains(body, `http-equiv="refresh"`) {
+			t.Errorf("%s reloads itself under the operator's eyes", tt.path)
+		}
 	}
 }

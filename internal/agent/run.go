@@ -322,10 +322,12 @@ func (l *loop) record(run *inflight, r result, end time.Time) {
 	a.metrics.run(rec.Result, rec.Duration())
 	// A narrowed sync sees only part of the site, so only a full sync that
 	// got as far as a plan replaces the drift shown and counted.
+	var left map[string]map[string]int
 	if run.trig.Full && r.out.Plan != nil {
 		a.metrics.setPlan(r.out.Plan)
 		a.metrics.setDrift(r.out.Drift)
 		a.state.setReport(&drift.Report{GeneratedAt: end, Target: a.cfg.Target, Owners: []drift.Owner{r.out.Drift}})
+		left = driftCounts(r.out.Drift)
 	}
-	a.state.addRun(rec)
+	a.state.addRun(rec, left)
 }

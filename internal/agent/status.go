@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -41,8 +42,34 @@ type Status struct {
 	Conditions []Condition `json:"conditions"`
 	// Runs are the last syncs, newest first.
 	Runs []RunRecord `json:"runs"`
+	// History is the syncs of the last hours, per step of time.
+	History History `json:"history"`
 	// Drift is from the last full sync that reached a plan; nil before one.
 	Drift *drift.Report `json:"drift,omitempty"`
+}
+
+// State is the agent's state in a few words, for the page's title and
+// badge: failing (the last sync failed, or something it depends on),
+// standby (another agent holds the lease; the drift shown, if any, is from
+// when this one held it), starting (no full sync reached a plan yet), how
+// many objects and leaks drift, or in agreement.
+func (st Status) State() string {
+	failing := len(st.Runs) > 0 && (st.Runs[0].Result == resultError || st.Runs[0].Result == resultUnreachable)
+	for _, c := range st.Conditions {
+		// Another agent holding the lease is a standby's normal state.
+		failing = failing || !c.OK && c.Name != CondLease
+	}
+	switch {
+	case failing:
+		return "failing"
+	case !st.LeaseHeld && !st.DryRun:
+		return "standby"
+	case st.Drift == nil:
+		return "starting"
+	case st.Drift.Count() > 0:
+		return fmt.Sprintf("%d drifting", st.Drift.Count())
+	}
+	return "in agreement"
 }
 
 // Condition is one thing the agent depends on, and whether it holds.
@@ -77,6 +104,7 @@ type state struct {
 	conds       map[string]Condition
 	runs        []RunRecord // oldest first, at most history
 	history     int
+	hist        history // the charted history, in steps of time
 	report      *drift.Report
 	leaseHeld   bool
 	lastSuccess time.Time
@@ -112,9 +140,12 @@ func (s *state) failingFromRuns() []string {
 	return out
 }
 
-func (s *state) addRun(r RunRecord) {
+// addRun records a finished sync; left is what it left drifting, nil
+// unless it was a full sync that reached a plan.
+func (s *state) addRun(r RunRecord, left map[string]map[string]int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.hist.add(r, left)
 	s.runs = append(s.runs, r)
 	if n := len(s.runs) - s.history; n > 0 {
 		s.runs = slices.Delete(s.runs, 0, n)
@@ -153,7 +184,8 @@ func (s *state) snapshot(site, target string) Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{Site: site, Target: target, LeaseHeld: s.leaseHeld, LastSuccess: s.lastSuccess,
-		NextSync: s.nextSync, LastSweep: s.lastSweep, Drift: s.report, Conditions: []Condition{}, Runs: make([]RunRecord, 0, len(s.runs))}
+		NextSync: s.nextSync, LastSweep: s.lastSweep, Drift: s.report, Conditions: []Condition{}, Runs: make([]RunRecord, 0, len(s.runs)),
+		History: s.hist.snapshot()}
 	for _, c := range s.conds {
 		st.Conditions = append(st.Conditions, c)
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -66,6 +67,15 @@ func (c *Chromium) run(t testing.TB, url string, extra ...string) []byte {
 func (c *Chromium) DOM(t testing.TB, url string) string {
 	t.Helper()
 	return string(c.run(t, url, "--dump-dom"))
+}
+
+// DOMAfter is the document once the page has run for d of the browser's
+// virtual time: timers fire and a meta refresh reloads it, without the
+// test waiting d. A page that reloads itself for ever must be served so
+// that a later load does not, or the browser does not stop.
+func (c *Chromium) DOMAfter(t testing.TB, url string, d time.Duration) string {
+	t.Helper()
+	return string(c.run(t, url, "--dump-dom", "--virtual-time-budget="+strconv.FormatInt(d.Milliseconds(), 10)))
 }
 
 // Screenshot renders url to name.png in the artifacts directory and
