@@ -79,7 +79,7 @@ func interruptedApply(t *testing.T, g *target) {
 	}
 	reported, _ := strconv.Atoi(m[1])
 	held := g.Count(t, "ipam.vlangroup") + g.Count(t, "ipam.vlan")
-	t.Logf("reported %d, held %d", reported, held)
+	t.Logf("reported %d, held %d:\n%s", reported, held, r.stderr)
 	if reported != held || held >= 401 {
 		t.Errorf("the interrupted apply reports %d objects written; the server holds %d of the plan's 401:\n%s", reported, held, r.stderr)
 	}

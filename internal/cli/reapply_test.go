@@ -23,6 +23,7 @@ func TestReapplyingAnAppliedPlan(t *testing.T) {
 			strings.Contains(out+errOut, "someone else") {
 			t.Errorf("re-applying an applied plan: exit %d\n%s\n%s", code, out, errOut)
 		}
+		t.Logf("%s", out)
 		if n := srv.Requests("POST", "") + srv.Requests("PUT", "") + srv.Requests("PATCH", "") + srv.Requests("DELETE", ""); n > 0 {
 			t.Errorf("re-applying an applied plan sent %d writes", n)
 		}
