@@ -1,0 +1,159 @@
+// Package layers holds the test of which of ipsync's packages may import
+// which: the domain and the planner stay pure, the shared engine knows no
+// server's dialect, the dialects know none of their callers, and the
+// command is thin. It fails on a forbidden import, naming it.
+package layers
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/ipsync/ipsync/"
+
+// rule forbids the packages it covers some imports: of the module's
+// packages, all but those allowed (when allowed is set) and those
+// denied; of the standard library, those in std.
+type rule struct {
+	what     string
+	packages []string // module-relative; "x/..." covers x and below
+	allowed  []string // module packages they may import; nil: any not denied
+	denied   []string // module packages they must not import
+	std      []string // standard packages they must not import
+}
+
+var rules = []rule{
+	{
+		what:     "the domain and the planner are pure: no I/O, no clock, no logging, only each other",
+		packages: []string{"internal/resource", "internal/plan", "internal/scope", "internal/ownership", "internal/reconcile"},
+		allowed:  []string{"internal/resource", "internal/plan", "internal/scope", "internal/plural"},
+		std:      []string{"net", "net/http", "os", "os/exec", "io/fs", "log", "log/slog", "syscall", "time"},
+	},
+	{
+		what:     "the shared engine (transport, paging, bulk writes, change logs) knows no server's dialect and no caller",
+		packages: []string{"internal/httpapi", "internal/bulkwrite", "internal/changelog", "internal/parallel", "internal/backoff", "internal/clock"},
+		denied:   []string{"internal/nautobot/...", "internal/netbox/...", "internal/neutron/...", "internal/cli", "internal/agent", "internal/sitesync", "internal/events"},
+	},
+	{
+		what:     "a dialect knows the engine, not the other dialect nor its callers",
+		packages: []string{"internal/nautobot", "internal/netbox"},
+		denied:   []string{"internal/cli", "internal/agent", "internal/sitesync", "internal/events", "internal/reconcile", "internal/neutron/..."},
+	},
+	{
+		what:     "Nautobot's dialect is not NetBox's",
+		packages: []string{"internal/nautobot/..."},
+		denied:   []string{"internal/netbox/..."},
+	},
+	{
+		what:     "NetBox's dialect is not Nautobot's",
+		packages: []string{"internal/netbox/..."},
+		denied:   []string{"internal/nautobot/..."},
+	},
+	{
+		what:     "the command is thin: it hands everything to internal/cli",
+		packages: []string{"cmd/ipsync"},
+		allowed:  []string{"internal/cli"},
+	},
+}
+
+// covers reports whether pattern ("x" or "x/...") covers pkg.
+func covers(pattern, pkg string) bool {
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == base || strings.HasPrefix(pkg, base+"/")
+	}
+	return pkg == pattern
+}
+
+func coveredBy(patterns []string, pkg string) bool {
+	return slices.ContainsFunc(patterns, func(p string) bool { return covers(p, pkg) })
+}
+
+// violations lists what the rule forbids that pkg imports.
+func (r rule) violations(pkg string, imports []string) []string {
+	if !coveredBy(r.packages, pkg) {
+		return nil
+	}
+	var out []string
+	for _, imp := range imports {
+		own, inModule := strings.CutPrefix(imp, module)
+		switch {
+		case inModule && own == pkg:
+		case inModule && coveredBy(r.denied, own):
+			out = append(out, own)
+		case inModule && r.allowed != nil && !coveredBy(r.allowed, own):
+			out = append(out, own)
+		case !inModule && slices.Contains(r.std, imp):
+			out = append(out, imp)
+		}
+	}
+	return out
+}
+
+// TestLayers checks every package of the module, as go list sees its
+// non-test imports, against the rules.
+func TestLayers(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...")
+	cmd.Dir = "../.."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		pkg, ok := strings.CutPrefix(fields[0], module)
+		if !ok {
+			continue
+		}
+		for _, r := range rules {
+			for _, p := range r.packages {
+				if covers(p, pkg) {
+					seen[p] = true
+				}
+			}
+			if bad := r.violations(pkg, fields[1:]); len(bad) > 0 {
+				t.Errorf("%s imports %s: %s", pkg, strings.Join(bad, ", "), r.what)
+			}
+		}
+	}
+	// A rule about a package that is gone would pass forever.
+	for _, r := range rules {
+		for _, p := range r.packages {
+			if !seen[p] {
+				t.Errorf("rule %q covers %s, which is no package of the module (moved? update the rule)", r.what, path.Clean(p))
+			}
+		}
+	}
+}
+
+// TestRuleViolations: each kind of rule fails on the import it forbids.
+func TestRuleViolations(t *testing.T) {
+	tests := []struct {
+		rule    int
+		pkg     string
+		imports []string
+		want    []string
+	}{
+		{0, "internal/plan", []string{"fmt", module + "internal/resource"}, nil},
+		{0, "internal/plan", []string{"net/http", module + "internal/httpapi"}, []string{"net/http", "internal/httpapi"}},
+		{1, "internal/bulkwrite", []string{module + "internal/nautobot"}, []string{"internal/nautobot"}},
+		{1, "internal/httpapi", []string{module + "internal/netbox/netboxtest", module + "internal/clock"}, []string{"internal/netbox/netboxtest"}},
+		{2, "internal/netbox", []string{module + "internal/agent", module + "internal/httpapi"}, []string{"internal/agent"}},
+		{3, "internal/nautobot/nbtest", []string{module + "internal/netbox"}, []string{"internal/netbox"}},
+		{5, "cmd/ipsync", []string{"os", module + "internal/cli", module + "internal/agent"}, []string{"internal/agent"}},
+		{5, "internal/cli", []string{module + "internal/agent"}, nil},
+	}
+	for _, tt := range tests {
+		if got := rules[tt.rule].violations(tt.pkg, tt.imports); !slices.Equal(got, tt.want) {
+			t.Errorf("rule %d on %s importing %v = %v, want %v", tt.rule, tt.pkg, tt.imports, got, tt.want)
+		}
+	}
+}
