@@ -59,6 +59,19 @@ func (t *Target) Apply(ctx context.Context, changes []plan.Change) (int, error) 
 	return r.Written, err
 }
 
+// AsStored is o as Nautobot stores it: 3.x lowercases an IP address's
+// DNS name when it saves one (2.4's check of it never fires). Before the
+// client has connected, o is as given.
+func (t *Target) AsStored(o resource.Object) resource.Object {
+	t.c.connMu.Lock()
+	srv := t.c.server
+	t.c.connMu.Unlock()
+	if srv != nil && srv.version.major >= 3 {
+		return resource.LowerDNSName(o)
+	}
+	return o
+}
+
 // Names returns the names of the target-owned objects: those the List
 // before it read, once, so that a plan reads each lookup once; without
 // such a List (or after a Names took them) it reads them. A target is

@@ -56,6 +56,10 @@ func (t *Target) Apply(ctx context.Context, changes []plan.Change) (int, error) 
 	return r.Written, err
 }
 
+// AsStored is o as NetBox stores it: it lowercases an IP address's DNS
+// name whenever it saves one.
+func (t *Target) AsStored(o resource.Object) resource.Object { return resource.LowerDNSName(o) }
+
 // ApplySaved is Apply for a saved plan: updates and deletes are sent one
 // object per request with If-Match, the version the plan saw, so an
 // object changed in NetBox since the plan is refused alone (412).

@@ -116,6 +116,9 @@ func (w *RangeWriter) owner(r SegmentRange) resource.Owner {
 	return ""
 }
 
+// AsStored is o: Neutron keeps a segment range as it is given.
+func (w *RangeWriter) AsStored(o resource.Object) resource.Object { return o }
+
 // Apply writes the segment-range changes in order and returns how many it
 // wrote. It stops at the first failure. Updates and deletes carry the
 // planned revision (If-Match), so a range changed since the plan is not

@@ -20,6 +20,8 @@ type preparedTarget struct {
 	names   map[resource.Kind]map[string]bool
 }
 
+func (preparedTarget) AsStored(o resource.Object) resource.Object { return o }
+
 func (p preparedTarget) List(context.Context) ([]resource.Object, error) { return p.current, nil }
 func (p preparedTarget) Apply(context.Context, []plan.Change) (int, error) {
 	return 0, fmt.Errorf("the benchmark target does not write")

@@ -17,10 +17,15 @@ import (
 )
 
 // Target is what reconcile needs of a target: read the owner's scope, write
-// changes in the order given.
+// changes in the order given, and say how it stores what it is given.
 type Target interface {
 	List(ctx context.Context) ([]resource.Object, error)
 	Apply(ctx context.Context, changes []plan.Change) (writes int, err error)
+	// AsStored is o as the target stores it, after a List: what a plan
+	// compares with what the target holds, so that a value the server
+	// rewrites on save (a DNS name it lowercases) is not planned as an
+	// update on every run. It returns o itself when nothing changes.
+	AsStored(o resource.Object) resource.Object
 }
 
 // Namer is implemented by targets that own kinds the desired objects refer
@@ -105,6 +110,9 @@ func MakeFrom(ctx context.Context, t Target, current []resource.Object, desired 
 	want, err := desired(ctx, current)
 	if err != nil {
 		return nil, err
+	}
+	for i, o := range want {
+		want[i] = t.AsStored(o)
 	}
 	r := build(want, current, names, policy, sc)
 	r.CheckTarget(t)

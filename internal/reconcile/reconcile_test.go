@@ -127,6 +127,8 @@ func TestFailedReadNeverDeletes(t *testing.T) {
 
 type failing struct{}
 
+func (failing) AsStored(o resource.Object) resource.Object { return o }
+
 func (failing) List(context.Context) ([]resource.Object, error) {
 	return nil, errors.New("read cut short")
 }

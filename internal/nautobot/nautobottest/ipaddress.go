@@ -28,7 +28,11 @@ func ipAddressKind() *kindDef {
 				d.ref("namespace", ctNamespace, &r.newNamespace, false, false, "")
 			}
 			d.str("dns_name", &r.dnsName, false, true)
-			r.dnsName = strings.ToLower(r.dnsName)
+			if d.s.version.atLeast(3, 0) {
+				// 3.x lowercases it in clean(); 2.4's check of it,
+				// "if not self.dns_name.islower:", never fires.
+				r.dnsName = strings.ToLower(r.dnsName)
+			}
 			d.str("description", &r.description, false, true)
 			d.refList("tags", ctTag, &r.tags, ctIPAddress)
 			d.customFields(&r.cf)
