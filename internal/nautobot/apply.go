@@ -203,8 +203,12 @@ func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 			return fmt.Errorf("apply: read custom fields: %w", err)
 		}
 		found.Fields = make(map[string][]string, len(cfs))
+		found.FilterLogic = make(map[string]string, len(cfs))
 		for _, f := range cfs {
 			found.Fields[f.Key] = f.ContentTypes
+			if f.FilterLogic != nil {
+				found.FilterLogic[f.Key] = f.FilterLogic.Value
+			}
 		}
 	}
 	if err := a.c.ownerMarker().Check("nautobot", found, marked, fields); err != nil {

@@ -114,6 +114,11 @@ func (c *Client) ensure(ctx context.Context, t *httpapi.Tally, m marker, commit 
 	if m.wantType != "" && (e.Type == nil || e.Type.Value != m.wantType) {
 		return "", fmt.Errorf("exists with another type than %s; fix it in Nautobot", m.wantType)
 	}
+	if m.name == c.cfg.OwnerField && m.path == pathCustomFields && e.FilterLogic != nil {
+		if err := c.ownerMarker().ExactOwner("Nautobot", e.FilterLogic.Value); err != nil {
+			return "", err
+		}
+	}
 	union := slices.Clone(e.ContentTypes)
 	var added []string
 	for _, ct := range m.cts {

@@ -33,7 +33,7 @@ func TestBootstrapFindsCustomFieldsByKey(t *testing.T) {
 		{"a look-alike under another key", []map[string]any{decoy("ipsync_owner_old")},
 			[]string{`tag "managed-by-ipsync"`, `custom field "ipsync_owner"`, `custom field "vni"`}},
 		{"ours with too few content types, beside a look-alike", []map[string]any{decoy("ipsync_owner_old"),
-			{"key": "ipsync_owner", "label": "ipsync owner 2", "type": "text", "content_types": []string{"ipam.vlan"}}},
+			{"key": "ipsync_owner", "label": "ipsync owner 2", "type": "text", "filter_logic": "exact", "content_types": []string{"ipam.vlan"}}},
 			[]string{`tag "managed-by-ipsync"`,
 				`content types ipam.namespace, ipam.vlangroup, ipam.prefix, ipam.ipaddress, nautobot_bgp_models.autonomoussystem of custom field "ipsync_owner"`,
 				`custom field "vni"`}},

@@ -117,6 +117,7 @@ type wireCustomField struct {
 	ID           string       `json:"id"`
 	Key          string       `json:"key"`
 	Type         *choiceValue `json:"type"`
+	FilterLogic  *choiceValue `json:"filter_logic"`
 	ContentTypes []string     `json:"content_types"`
 }
 
@@ -126,6 +127,7 @@ type wireMarker struct {
 	Name         string       `json:"name"` // a tag's
 	Key          string       `json:"key"`  // a custom field's
 	Type         *choiceValue `json:"type"`
+	FilterLogic  *choiceValue `json:"filter_logic"` // a custom field's
 	ContentTypes []string     `json:"content_types"`
 }
 

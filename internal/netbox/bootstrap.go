@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/ownership"
 )
 
 // Bootstrap creates what ipsync's marker needs in NetBox, if missing: the
@@ -42,6 +43,7 @@ type wireMarker struct {
 	ID          int      `json:"id"`
 	Name        string   `json:"name"`
 	Type        *choice  `json:"type"`
+	FilterLogic *choice  `json:"filter_logic"` // a custom field's
 	ObjectTypes []string `json:"object_types"`
 }
 
@@ -83,7 +85,11 @@ func (c *Client) bootstrap(ctx context.Context, commit bool) ([]string, error) {
 // ensure creates m if it does not exist, or adds object types it lacks,
 // and says which; with commit false it only says.
 func (c *Client) ensure(ctx context.Context, t *httpapi.Tally, m marker, commit bool) (string, error) {
-	got, err := sweep[wireMarker](ctx, c, m.path, url.Values{"name": {m.name}, "fields": {"id,name,type,object_types"}}, t)
+	fields := "id,name,type,object_types"
+	if m.path == pathCustomFields {
+		fields += ",filter_logic"
+	}
+	got, err := sweep[wireMarker](ctx, c, m.path, url.Values{"name": {m.name}, "fields": {fields}}, t)
 	if err != nil {
 		return "", err
 	}
@@ -105,6 +111,11 @@ func (c *Client) ensure(ctx context.Context, t *httpapi.Tally, m marker, commit 
 	e := got[i]
 	if m.wantType != "" && (e.Type == nil || e.Type.Value != m.wantType) {
 		return "", fmt.Errorf("exists with another type than %s; fix it in netbox", m.wantType)
+	}
+	if m.name == c.cfg.OwnerField && m.path == pathCustomFields && e.FilterLogic != nil {
+		if err := (ownership.Marker{Tag: c.cfg.Tag, OwnerField: c.cfg.OwnerField}).ExactOwner("NetBox", e.FilterLogic.Value); err != nil {
+			return "", err
+		}
 	}
 	if m.path == pathTags && len(e.ObjectTypes) == 0 {
 		return "", nil // a tag without object types may be used on any

@@ -73,12 +73,16 @@ func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 		}
 	}
 	defs, err := sweep[wireCustomField](ctx, a.c, pathCustomFields,
-		url.Values{"name": {a.c.cfg.OwnerField, a.c.cfg.VNIField}, "fields": {"id,name,type,object_types"}}, a.t)
+		url.Values{"name": {a.c.cfg.OwnerField, a.c.cfg.VNIField}, "fields": {"id,name,type,filter_logic,object_types"}}, a.t)
 	if err != nil {
 		return fmt.Errorf("apply: read custom fields: %w", err)
 	}
+	found.FilterLogic = map[string]string{}
 	for _, d := range defs {
 		found.Fields[d.Name] = d.ObjectTypes
+		if d.FilterLogic != nil {
+			found.FilterLogic[d.Name] = d.FilterLogic.Value
+		}
 	}
 	m := ownership.Marker{Tag: a.c.cfg.Tag, OwnerField: a.c.cfg.OwnerField}
 	if err := m.Check("netbox", found, marked, fields); err != nil {

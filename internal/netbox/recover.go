@@ -15,14 +15,15 @@ import (
 
 // wireKey holds the fields of any kind's natural key.
 type wireKey struct {
-	ID      int    `json:"id"`
-	Name    string `json:"name"`
-	Group   *ref   `json:"group"`
-	VID     int    `json:"vid"`
-	Prefix  string `json:"prefix"`
-	Address string `json:"address"`
-	VRF     *ref   `json:"vrf"`
-	ASN     int64  `json:"asn"`
+	ID           int            `json:"id"`
+	Name         string         `json:"name"`
+	Group        *ref           `json:"group"`
+	VID          int            `json:"vid"`
+	Prefix       string         `json:"prefix"`
+	Address      string         `json:"address"`
+	VRF          *ref           `json:"vrf"`
+	ASN          int64          `json:"asn"`
+	CustomFields map[string]any `json:"custom_fields"`
 }
 
 func (w *wireKey) objectID() int { return w.ID }
@@ -192,7 +193,7 @@ func (a *applier) lostCreates(ctx context.Context, ep endpoint, items []item) (m
 	const chunk = 100
 	for owner, vs := range values {
 		for lo := 0; lo < len(vs); lo += chunk {
-			q := url.Values{"fields": {fields}, "cf_" + a.c.cfg.OwnerField: {owner}, filter: vs[lo:min(lo+chunk, len(vs))]}
+			q := url.Values{"fields": {fields + ",custom_fields"}, "cf_" + a.c.cfg.OwnerField: {owner}, filter: vs[lo:min(lo+chunk, len(vs))]}
 			if tag != 0 {
 				q.Set("tag_id", itoa(tag))
 			}
@@ -201,6 +202,12 @@ func (a *applier) lostCreates(ctx context.Context, ep endpoint, items []item) (m
 				return nil, fmt.Errorf("check which objects a lost create wrote: %w", err)
 			}
 			for _, w := range got {
+				// The filter is the server's; the owner is checked here
+				// too, so that a field not filtered exactly can never
+				// make another owner's object look like this one's.
+				if o, _ := w.CustomFields[a.c.cfg.OwnerField].(string); o != owner {
+					continue
+				}
 				if key, ok := byOwner[owner][w.key(k)]; ok {
 					found[key] = w.ID
 				}

@@ -116,6 +116,7 @@ type wireCustomField struct {
 	ID          int      `json:"id"`
 	Name        string   `json:"name"`
 	Type        *choice  `json:"type"`
+	FilterLogic *choice  `json:"filter_logic"`
 	ObjectTypes []string `json:"object_types"`
 }
 

@@ -56,6 +56,12 @@ func TestCheck(t *testing.T) {
 			`custom field "ipsync_owner" is not defined for ipam.prefix; run ipsync bootstrap first`},
 		{"further field missing", Found{Tag: true, TagTypes: all.TagTypes, Fields: map[string][]string{"ipsync_owner": {"ipam.prefix"}}}, []string{"ipam.prefix"}, map[string][]string{"vni": {"ipam.prefix"}},
 			`custom field "vni" does not exist in netbox; run ipsync bootstrap first`},
+		{"owner field filtered exactly", Found{Tag: true, TagTypes: all.TagTypes, Fields: all.Fields, FilterLogic: map[string]string{"ipsync_owner": "exact", "vni": "loose"}},
+			[]string{"ipam.vlan"}, nil, ""},
+		{"owner field filtered loosely", Found{Tag: true, TagTypes: all.TagTypes, Fields: all.Fields, FilterLogic: map[string]string{"ipsync_owner": "loose"}},
+			[]string{"ipam.vlan"}, nil, `custom field "ipsync_owner" has filter logic "loose" in netbox: ipsync finds each owner's objects by filtering on it, which needs exact`},
+		{"owner field not filtered", Found{Tag: true, TagTypes: all.TagTypes, Fields: all.Fields, FilterLogic: map[string]string{"ipsync_owner": "disabled"}},
+			[]string{"ipam.vlan"}, nil, `has filter logic "disabled"`},
 	}
 	for _, tt := range tests {
 		err := m.Check("netbox", tt.found, tt.marked, tt.fields)

@@ -14,6 +14,9 @@ type Found struct {
 	Tag      bool
 	TagTypes []string
 	Fields   map[string][]string
+	// FilterLogic is each custom field's filter logic, where the server
+	// said it ("exact", "loose", "disabled").
+	FilterLogic map[string]string
 }
 
 // Check says what is missing for writes to the object types marked (the
@@ -39,6 +42,9 @@ func (m Marker) Check(server string, found Found, marked []string, fields map[st
 	for k, types := range fields {
 		need[k] = append(need[k], types...)
 	}
+	if err := m.ExactOwner(server, found.FilterLogic[m.OwnerField]); err != nil {
+		return err
+	}
 	for _, key := range slices.Sorted(maps.Keys(need)) {
 		have, ok := found.Fields[key]
 		if !ok {
@@ -51,4 +57,18 @@ func (m Marker) Check(server string, found Found, marked []string, fields map[st
 		}
 	}
 	return nil
+}
+
+// ExactOwner refuses an owner field whose filter logic is not exact
+// ("" when the server did not say). ipsync finds an owner's objects by
+// filtering on the field: "disabled" ignores the filter, so every object
+// would look like the owner's, and "loose" matches a part of the value,
+// so static:a would find static:ab's. Either would let a run claim, or
+// delete, what another owner holds.
+func (m Marker) ExactOwner(server, logic string) error {
+	if logic == "" || logic == "exact" {
+		return nil
+	}
+	return fmt.Errorf("custom field %q has filter logic %q in %s: ipsync finds each owner's objects by filtering on it, which needs exact; set its filter logic to exact (%s's custom field settings) and run again",
+		m.OwnerField, logic, server, server)
 }
