@@ -20,6 +20,8 @@
 #                    kept (default NETBOX_DIR); servers on other ports given the
 #                    same cache start warm
 #   NETBOX_WORKERS   gunicorn worker processes (default 3)
+#   NETBOX_TIME_ZONE its TIME_ZONE (default UTC): the zone of the timestamps
+#                    its JSON carries, which its ETags do not
 #   NETBOX_PYTHON    interpreter for the venv (default: the first Python 3.12+
 #                    found on PATH or under ~/.pyenv/versions)
 #
@@ -44,6 +46,7 @@ PG_PORT=$((PORT + 10000))
 REDIS_PORT=$((PORT + 11000))
 D=${NETBOX_DIR:-${TMPDIR:-/tmp}/ipsync-netbox-$PORT}
 WORKERS=${NETBOX_WORKERS:-3}
+TIME_ZONE=${NETBOX_TIME_ZONE:-UTC}
 CACHE=${NETBOX_CACHE:-$D}
 VENV=$CACHE/venv-$VERSION
 MIGRATED=$CACHE/migrated-$VERSION.pgdump
@@ -100,6 +103,7 @@ MEDIA_ROOT = "$D/media"
 CENSUS_REPORTING_ENABLED = False
 ISOLATED_DEPLOYMENT = True
 LOGIN_REQUIRED = True
+TIME_ZONE = "$TIME_ZONE"
 EOF
   export NETBOX_ROOT=$D
 }

@@ -48,8 +48,14 @@ func TestConfig(t *testing.T) {
 func TestETag(t *testing.T) {
 	for _, tc := range []struct{ version, want string }{
 		{"2026-12-03T14:51:27.950110Z", `W/"2026-12-03T14:51:27.950110+00:00"`},
-		{"2026-12-03T15:51:27.950110+01:00", `W/"2026-12-03T15:51:27.950110+01:00"`},
+		// A NetBox with TIME_ZONE Europe/Berlin: the JSON in local time,
+		// the ETag from the UTC instant the database keeps.
+		{"2026-12-03T15:51:27.950110+01:00", `W/"2026-12-03T14:51:27.950110+00:00"`},
+		{"2026-07-03T16:51:27.000100+02:00", `W/"2026-07-03T14:51:27.000100+00:00"`},
+		{"2026-12-03T20:21:27.5+05:30", `W/"2026-12-03T14:51:27.500000+00:00"`},
 		{"2026-12-03T14:51:27Z", `W/"2026-12-03T14:51:27+00:00"`},
+		{"2026-12-04T00:51:27+10:00", `W/"2026-12-03T14:51:27+00:00"`},
+		{"not a time", `W/"not a time"`},
 	} {
 		if got := ETag(tc.version); got != tc.want {
 			t.Errorf("ETag(%q) = %s, want %s", tc.version, got, tc.want)

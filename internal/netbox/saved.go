@@ -7,19 +7,29 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
 // ETag is the entity tag NetBox gives an object of the version (its
-// last_updated as read): weak, from the same timestamp, in Python's
-// isoformat, which writes UTC as +00:00 where the JSON has Z.
+// last_updated as read): weak, from the same instant as Python's
+// isoformat writes it in UTC, the zone the database keeps. The JSON
+// carries the instant in NetBox's TIME_ZONE ("+01:00" in Berlin, "Z" in
+// UTC), the ETag always "+00:00"; microseconds, six digits, only when
+// there are some.
 func ETag(version string) string {
-	if v, ok := strings.CutSuffix(version, "Z"); ok {
-		version = v + "+00:00"
+	t, err := time.Parse(time.RFC3339Nano, version)
+	if err != nil {
+		return `W/"` + version + `"` // not a timestamp: as NetBox gave it
 	}
-	return `W/"` + version + `"`
+	t = t.UTC()
+	s := t.Format("2006-01-02T15:04:05")
+	if us := t.Nanosecond() / 1000; us != 0 {
+		s += fmt.Sprintf(".%06d", us)
+	}
+	return `W/"` + s + `+00:00"`
 }
 
 // sendOne writes one update or delete with If-Match: the version the
