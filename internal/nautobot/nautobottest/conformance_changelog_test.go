@@ -134,9 +134,16 @@ func changeLogScenarios() []scenario {
 				expect: checks{"count": 3, "results.0.action.value": "update", "results.0.change_context_detail": "ipam-api:prefixlocationassignment-list"}},
 			{what: "and the location", method: get, path: oc + "?request_id={{r3}}", status: 200,
 				expect: checks{"count": 2, "results.0.changed_object_type": tPrefix, "results.1.changed_object_type": tLocation, "results.1.object_repr": "a11"}},
+			// A follower learns of an assignment taken away by its
+			// prefix's record, on both lines (2.4.44 checked too).
+			{what: "take the assignment away", method: del, path: "/api/ipam/prefix-location-assignments/{{a}}/", status: 204},
+			{what: "the prefix has a record of it", method: get, path: oc + "?changed_object_id={{p}}", status: 200, save: map[string]string{"r5": "results.0.request_id"},
+				expect: checks{"count": 4, "results.0.action.value": "update", "results.0.change_context_detail": "ipam-api:prefixlocationassignment-detail"}},
+			{what: "and so has the location", method: get, path: oc + "?request_id={{r5}}", status: 200,
+				expect: checks{"count": 2, "results.0.changed_object_type": tPrefix, "results.1.changed_object_type": tLocation, "results.1.object_repr": "a11"}},
 			{what: "delete", method: del, path: "/api/ipam/prefixes/{{p}}/", status: 204},
 			{what: "the delete is the prefix's only record in its request", method: get, path: oc + "?changed_object_id={{p}}", status: 200, save: map[string]string{"r4": "results.0.request_id"},
-				expect: checks{"count": 4, "results.0.action.value": "delete", "results.0.changed_object": nil}},
+				expect: checks{"count": 5, "results.0.action.value": "delete", "results.0.changed_object": nil}},
 			{what: "its assignments went unlogged", method: get, path: oc + "?request_id={{r4}}", status: 200, expect: checks{"count": 1}},
 		}},
 

@@ -218,9 +218,6 @@ func fAddress() filterFunc {
 // the default "loose" logic match case-insensitive substrings, as in
 // Nautobot; "exact" matches equal values.
 func customFieldFilter(def *record, values []string) (func(*record) bool, string) {
-	if def.filterLogic == "disabled" {
-		return func(*record) bool { return true }, ""
-	}
 	loose := def.filterLogic != "exact" && (def.typ == "text" || def.typ == "url" || def.typ == "markdown")
 	return func(r *record) bool {
 		got := r.cf[def.name]

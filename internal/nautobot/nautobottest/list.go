@@ -98,6 +98,11 @@ func (h *Handler) filters(t *table, query url.Values) ([]func(*record) bool, err
 		}
 		if key, ok := strings.CutPrefix(p, "cf_"); ok {
 			if def := findCF(h.st.customFields(t.def.ct), key); def != nil {
+				if def.filterLogic == "disabled" {
+					// Nautobot makes no filter of such a field.
+					errs.add(p, "Unknown filter field")
+					continue
+				}
 				pred, _ := customFieldFilter(def, values)
 				preds = append(preds, pred)
 				continue

@@ -146,7 +146,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, f *Fault) {
 		return
 	}
 	if id, ok := below(path, pathContentTypes); ok {
-		h.contentTypes(w, req, id)
+		h.contentTypes(unversioned{w}, req, id)
 		return
 	}
 	if t := h.tableAt(path); t != nil {
@@ -252,6 +252,15 @@ func (h *Handler) authenticate(r *http.Request) (int, string) {
 func writeDetail(w http.ResponseWriter, status int, version, detail string) {
 	body := append([]byte(`{"detail": `), appendQuoted(nil, detail)...)
 	writeJSON(w, status, version, append(body, '}'))
+}
+
+// unversioned answers without the API-Version header: Nautobot's content
+// types view is not one of its versioned API views, on either line.
+type unversioned struct{ http.ResponseWriter }
+
+func (u unversioned) WriteHeader(status int) {
+	u.Header().Del("API-Version")
+	u.ResponseWriter.WriteHeader(status)
 }
 
 func writeJSON(w http.ResponseWriter, status int, version string, body []byte) {
