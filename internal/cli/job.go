@@ -183,7 +183,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 			return nil, err
 		}
 		j.desired = func(_ context.Context, current []resource.Object) ([]resource.Object, error) {
-			objs, leaks := src.desired(snap, current)
+			objs, leaks := src.desired(snap, current, cfg.TargetName())
 			j.leaks = leaks
 			return objs, nil
 		}

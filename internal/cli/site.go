@@ -49,10 +49,11 @@ func (s *siteSource) read(ctx context.Context) (*neutron.Snapshot, error) {
 	return snap, nil
 }
 
-// desired maps snap, the site's Neutron, to the objects it owns.
-func (s *siteSource) desired(snap *neutron.Snapshot, current []resource.Object) ([]resource.Object, []drift.Leak) {
+// desired maps snap, the site's Neutron, to the objects it owns; server
+// names the target in its leaks.
+func (s *siteSource) desired(snap *neutron.Snapshot, current []resource.Object, server string) ([]resource.Object, []drift.Leak) {
 	objs, report := neutron.Map(snap, s.mapConfig(sitesync.KnownGroups(current)))
-	return objs, sitesync.Leaks(report)
+	return objs, sitesync.Leaks(report, server)
 }
 
 // siteScope is what a site's run reads of the target: with snap, also the

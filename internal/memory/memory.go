@@ -62,6 +62,9 @@ func (s *Store) List(context.Context) ([]resource.Object, error) {
 	return out, nil
 }
 
+// Server is what messages call the store.
+func (s *Store) Server() string { return "the in-memory target" }
+
 // AsStored is o: the store keeps what it is given.
 func (s *Store) AsStored(o resource.Object) resource.Object { return o }
 

@@ -53,6 +53,9 @@ func (t *Target) List(ctx context.Context) ([]resource.Object, error) {
 	return objs, err
 }
 
+// Server is "Nautobot", for messages.
+func (t *Target) Server() string { return "Nautobot" }
+
 // Apply writes changes and returns how many objects were written.
 func (t *Target) Apply(ctx context.Context, changes []plan.Change) (int, error) {
 	r, err := t.c.Apply(ctx, changes)

@@ -76,7 +76,7 @@ func TestNamesRefuseUnknown(t *testing.T) {
 	}
 	p := plan.Make(desired, nil, plan.DefaultPolicy(owner))
 	var got []string
-	for _, pr := range reconcile.References(p, desired, nil, names) {
+	for _, pr := range reconcile.References(p, desired, nil, names, "NetBox") {
 		got = append(got, pr.Key.String()+" "+pr.Field)
 	}
 	want := []string{"vlan_group unknown location", "vlan known/2 tenant"}

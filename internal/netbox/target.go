@@ -50,6 +50,9 @@ func (t *Target) List(ctx context.Context) ([]resource.Object, error) {
 	return objs, err
 }
 
+// Server is "NetBox", for messages.
+func (t *Target) Server() string { return "NetBox" }
+
 // Apply writes changes and returns how many objects were written.
 func (t *Target) Apply(ctx context.Context, changes []plan.Change) (int, error) {
 	r, err := t.c.Apply(ctx, changes)

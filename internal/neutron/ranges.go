@@ -116,6 +116,9 @@ func (w *RangeWriter) owner(r SegmentRange) resource.Owner {
 	return ""
 }
 
+// Server is "Neutron", for messages.
+func (w *RangeWriter) Server() string { return "Neutron" }
+
 // AsStored is o: Neutron keeps a segment range as it is given.
 func (w *RangeWriter) AsStored(o resource.Object) resource.Object { return o }
 

@@ -21,6 +21,7 @@ type preparedTarget struct {
 }
 
 func (preparedTarget) AsStored(o resource.Object) resource.Object { return o }
+func (preparedTarget) Server() string                             { return "the prepared target" }
 
 func (p preparedTarget) List(context.Context) ([]resource.Object, error) { return p.current, nil }
 func (p preparedTarget) Apply(context.Context, []plan.Change) (int, error) {

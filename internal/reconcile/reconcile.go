@@ -26,6 +26,8 @@ type Target interface {
 	// rewrites on save (a DNS name it lowercases) is not planned as an
 	// update on every run. It returns o itself when nothing changes.
 	AsStored(o resource.Object) resource.Object
+	// Server names the target in messages: "Nautobot", "NetBox".
+	Server() string
 }
 
 // Namer is implemented by targets that own kinds the desired objects refer
@@ -114,7 +116,7 @@ func MakeFrom(ctx context.Context, t Target, current []resource.Object, desired 
 	for i, o := range want {
 		want[i] = t.AsStored(o)
 	}
-	r := build(want, current, names, policy, sc)
+	r := build(want, current, names, policy, sc, t.Server())
 	r.CheckTarget(t)
 	return r, nil
 }
@@ -147,7 +149,7 @@ func readNames(ctx context.Context, t Target) (map[resource.Kind]map[string]bool
 // plans. References resolve against everything: an object outside the
 // plan still exists. The mass-delete guard measures against all the
 // owner's objects.
-func build(desired, current []resource.Object, names map[resource.Kind]map[string]bool, policy plan.Policy, sc scope.Scope) *Result {
+func build(desired, current []resource.Object, names map[resource.Kind]map[string]bool, policy plan.Policy, sc scope.Scope, server string) *Result {
 	if sc.Only != nil {
 		owned := 0
 		for _, c := range current {
@@ -164,7 +166,7 @@ func build(desired, current []resource.Object, names map[resource.Kind]map[strin
 	}
 	p := plan.Make(desired, part, policy)
 	r := &Result{Plan: p, Current: current}
-	r.addProblems(References(p, desired, current, names)...)
+	r.addProblems(References(p, desired, current, names, server)...)
 	return r
 }
 
@@ -266,7 +268,7 @@ func checkSaved(ctx context.Context, saved *plan.Plan, t Target, stale func(*pla
 			desired = append(desired, c.Desired)
 		}
 	}
-	r.addProblems(References(saved, desired, current, names)...)
+	r.addProblems(References(saved, desired, current, names, t.Server())...)
 	r.CheckTarget(t)
 	r.Applied = saved.Settle(Applied(saved, current))
 	if moved := stale(saved, current); len(moved) > 0 {

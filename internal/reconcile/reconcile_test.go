@@ -128,6 +128,7 @@ func TestFailedReadNeverDeletes(t *testing.T) {
 type failing struct{}
 
 func (failing) AsStored(o resource.Object) resource.Object { return o }
+func (failing) Server() string                             { return "the failing target" }
 
 func (failing) List(context.Context) ([]resource.Object, error) {
 	return nil, errors.New("read cut short")

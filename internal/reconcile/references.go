@@ -30,7 +30,7 @@ func (p Problem) String() string {
 // the plan is applied: to a desired object, to a current one the plan does
 // not delete, or to a name the target owns. names nil (or a kind missing
 // from it) means those names cannot be checked on this target.
-func References(p *plan.Plan, desired, current []resource.Object, names map[resource.Kind]map[string]bool) []Problem {
+func References(p *plan.Plan, desired, current []resource.Object, names map[resource.Kind]map[string]bool, server string) []Problem {
 	// A key goes away with a delete, and with an update that renumbers
 	// its object in place (the object then answers to the desired key).
 	deleted := map[resource.Key]bool{}
@@ -57,7 +57,7 @@ func References(p *plan.Plan, desired, current []resource.Object, names map[reso
 			have[k] = true
 		}
 	}
-	rc := refCheck{have: have, names: names, groups: vlanGroups(desired, current, deleted)}
+	rc := refCheck{have: have, names: names, groups: vlanGroups(desired, current, deleted), server: server}
 	// The objects are checked in chunks on all cores; the problems keep
 	// the order of desired.
 	chunks := (len(desired) + chunkSize - 1) / chunkSize
@@ -89,6 +89,7 @@ type refCheck struct {
 	have   map[resource.Key]bool
 	names  map[resource.Kind]map[string]bool
 	groups map[string]*resource.VLANGroup
+	server string // the target, for messages
 }
 
 func (rc refCheck) check(desired []resource.Object) []Problem {
@@ -121,7 +122,7 @@ func (rc refCheck) check(desired []resource.Object) []Problem {
 			}
 			known, checkable := rc.names[ref.Kind]
 			if checkable && !known[ref.Name] {
-				out = append(out, Problem{d.Meta().Source, d.Key(), ref.Field, fmt.Sprintf("unknown %s %q: create it in Nautobot first, or fix the spelling", ref.Kind, ref.Name)})
+				out = append(out, Problem{d.Meta().Source, d.Key(), ref.Field, fmt.Sprintf("unknown %s %q: create it in %s first, or fix the spelling", ref.Kind, ref.Name, rc.server)})
 			}
 		}
 	}

@@ -40,7 +40,7 @@ func TestReferencesResolve(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := plan.Make(tc.desired, tc.current, plan.DefaultPolicy(owner))
 			var got []string
-			for _, pr := range References(p, tc.desired, tc.current, map[resource.Kind]map[string]bool{resource.RefStatus: {"Active": true}}) {
+			for _, pr := range References(p, tc.desired, tc.current, map[resource.Kind]map[string]bool{resource.RefStatus: {"Active": true}}, "Nautobot") {
 				got = append(got, pr.Field)
 			}
 			if !slices.Equal(got, tc.want) {
@@ -66,7 +66,7 @@ func TestReferencesKeepOrder(t *testing.T) {
 	}
 	p := plan.Make(desired, nil, plan.DefaultPolicy(owner))
 	var got []resource.Key
-	for _, pr := range References(p, desired, nil, nil) {
+	for _, pr := range References(p, desired, nil, nil, "Nautobot") {
 		got = append(got, pr.Key)
 	}
 	if !slices.Equal(got, want) {

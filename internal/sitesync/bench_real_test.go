@@ -129,6 +129,7 @@ type wholeTarget struct{ t *nautobot.Target }
 
 func (w wholeTarget) List(ctx context.Context) ([]resource.Object, error) { return w.t.List(ctx) }
 func (w wholeTarget) AsStored(o resource.Object) resource.Object          { return w.t.AsStored(o) }
+func (w wholeTarget) Server() string                                      { return w.t.Server() }
 func (w wholeTarget) Apply(ctx context.Context, ch []plan.Change) (int, error) {
 	return w.t.Apply(ctx, ch)
 }

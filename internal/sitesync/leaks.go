@@ -7,12 +7,13 @@ import (
 	"github.com/ipsync/ipsync/internal/neutron"
 )
 
-// Leaks turns the mapping report into drift leaks an operator can act on.
-func Leaks(r neutron.Report) []drift.Leak {
+// Leaks turns the mapping report into drift leaks an operator can act on;
+// server names the target ("Nautobot", "NetBox").
+func Leaks(r neutron.Report, server string) []drift.Leak {
 	var out []drift.Leak
 	for _, u := range r.UnknownGroups {
 		out = append(out, drift.Leak{Kind: "segment", Key: segmentKey(u.SegmentRef),
-			Message: fmt.Sprintf("physical network %q maps to VLAN group %q, which Nautobot does not have: its VLAN is not synced, its subnets' prefixes and IPs are, without a VLAN (create the group, or map the physical network in physnet_groups)", u.PhysicalNetwork, u.Group)})
+			Message: fmt.Sprintf("physical network %q maps to VLAN group %q, which %s does not have: its VLAN is not synced, its subnets' prefixes and IPs are, without a VLAN (create the group, or map the physical network in physnet_groups)", u.PhysicalNetwork, u.Group, server)})
 	}
 	for _, u := range r.UnusedSegments {
 		out = append(out, drift.Leak{Kind: "segment", Key: segmentKey(u), Message: "VLAN segment with no ports (a leaked tenant network?): its VLAN is synced, since Neutron holds its VID either way"})

@@ -472,7 +472,7 @@ func records(s *neutron.Snapshot) int {
 }
 
 func (s *Syncer) apply(ctx context.Context, r *reconcile.Result, report neutron.Report) (Outcome, error) {
-	out := Outcome{Plan: r.Plan, Drift: drift.FromPlan(r.Plan, Leaks(report))}
+	out := Outcome{Plan: r.Plan, Drift: drift.FromPlan(r.Plan, Leaks(report, s.target.Server()))}
 	if s.cfg.DryRun {
 		return out, nil
 	}
