@@ -1,15 +1,19 @@
 package netboxtest
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestFactETagIsLastUpdated pins the ETag NetBox 4.7 sends: weak, made of
-// last_updated as Python writes it ("+00:00"), while the JSON body writes
-// the same instant with "Z". An If-Match built from a body's last_updated
-// must swap the suffix. Lists send no ETag; a write answers with the new one.
+// last_updated as the database keeps it, in UTC, as Python writes it
+// ("+00:00", microseconds when there are some), while the JSON body writes
+// the same instant in the server's TIME_ZONE ("Z" in UTC, "+01:00" in
+// Berlin). An If-Match built from a body's last_updated must write its
+// UTC instant so. Lists send no ETag; a write answers with the new one.
 func TestFactETagIsLastUpdated(t *testing.T) {
 	s := New(t)
 	id := create(t, s, "/api/ipam/vrfs/", map[string]any{"name": "a11"})
@@ -20,11 +24,8 @@ func TestFactETagIsLastUpdated(t *testing.T) {
 	}
 	r := s.Do(t, http.MethodGet, path, nil, nil)
 	r.JSON(t, &body)
-	if !strings.HasSuffix(body.LastUpdated, "Z") {
-		t.Fatalf("last_updated = %q, want UTC written with Z", body.LastUpdated)
-	}
-	want := `W/"` + strings.TrimSuffix(body.LastUpdated, "Z") + `+00:00"`
-	if got := r.Header.Get("ETag"); got != want {
+	t.Logf("last_updated %s, ETag %s", body.LastUpdated, r.Header.Get("ETag"))
+	if got, want := r.Header.Get("ETag"), weakUTC(t, body.LastUpdated); got != want {
 		t.Errorf("ETag = %s, want %s (last_updated %s)", got, want, body.LastUpdated)
 	}
 	if got := s.Do(t, http.MethodGet, "/api/ipam/vrfs/", nil, nil).Header.Get("ETag"); got != "" {
@@ -32,9 +33,25 @@ func TestFactETagIsLastUpdated(t *testing.T) {
 	}
 	w := s.Do(t, http.MethodPatch, path, map[string]any{"description": "x"}, nil)
 	w.JSON(t, &body)
-	if got, want := w.Header.Get("ETag"), `W/"`+strings.TrimSuffix(body.LastUpdated, "Z")+`+00:00"`; got != want || got == r.Header.Get("ETag") {
+	if got, want := w.Header.Get("ETag"), weakUTC(t, body.LastUpdated); got != want || got == r.Header.Get("ETag") {
 		t.Errorf("PATCH answered ETag %s, want the new %s", got, want)
 	}
+}
+
+// weakUTC is the weak ETag of a last_updated as JSON carries it: its
+// instant in UTC, as Python's isoformat writes it.
+func weakUTC(t *testing.T, lastUpdated string) string {
+	t.Helper()
+	at, err := time.Parse(time.RFC3339Nano, lastUpdated)
+	if err != nil {
+		t.Fatalf("last_updated %q: %v", lastUpdated, err)
+	}
+	at = at.UTC()
+	s := at.Format("2006-01-02T15:04:05")
+	if us := at.Nanosecond() / 1000; us != 0 {
+		s += fmt.Sprintf(".%06d", us)
+	}
+	return `W/"` + s + `+00:00"`
 }
 
 // TestFactIfMatch pins NetBox 4.7's compare-and-swap: a write whose
