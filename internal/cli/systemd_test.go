@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/statefile"
 )
 
@@ -95,7 +96,9 @@ func TestSystemdUnitVerifies(t *testing.T) {
 // its own address, reads its token and its RabbitMQ password from its
 // credentials, syncs its own Neutron into the target and keeps its state
 // in its own directory; a second instance of one site on the host is
-// told which key gives it an address of its own.
+// told which key gives it an address of its own. What is tested is the
+// unit and the config, not the target: the emulator serves as one, the
+// Neutrons and RabbitMQ are real.
 func TestSystemdUnitRunsSeveralSitesOnOneHost(t *testing.T) {
 	baseA := neutronURL(t)
 	baseB := strings.TrimSuffix(os.Getenv("IPSYNC_NEUTRON_URL_B"), "/")
@@ -103,9 +106,7 @@ func TestSystemdUnitRunsSeveralSitesOnOneHost(t *testing.T) {
 		t.Skip("set IPSYNC_NEUTRON_URL_B to a second Neutron (NEUTRON_PORT=9697 scripts/neutron-up.sh start) to run")
 	}
 	u := readUnit(t, unitFile)
-	eachTarget(t, func(t *testing.T, srv *target) {
-		systemdSites(t, srv, u, map[string]string{"a11": baseA, "b22": baseB})
-	})
+	systemdSites(t, nautobotTarget(nbtest.Emulator(t)), u, map[string]string{"a11": baseA, "b22": baseB})
 }
 
 func systemdSites(t *testing.T, srv *target, u unit, neutrons map[string]string) {
