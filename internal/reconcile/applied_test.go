@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -83,4 +84,27 @@ func roundTrip(t *testing.T, p *plan.Plan) *plan.Plan {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// lowering stores DNS names in lower case, as Nautobot 3.x and NetBox do.
+type lowering struct{ *memory.Store }
+
+func (lowering) AsStored(o resource.Object) resource.Object { return resource.LowerDNSName(o) }
+
+// TestDesiredAsStoredLeavesTheCallersObjects: the plan compares the
+// desired objects as the target stores them, and the caller's slice,
+// planned again at the next poll, keeps what it held.
+func TestDesiredAsStoredLeavesTheCallersObjects(t *testing.T) {
+	ip := &resource.IPAddress{M: resource.Meta{Owner: owner}, Namespace: "a11", Address: netip.MustParsePrefix("10.0.0.1/24"), Status: "Active", DNSName: "GW.Example.NET"}
+	desired := []resource.Object{ip}
+	r, err := Plan(context.Background(), desired, lowering{memory.New()}, plan.DefaultPolicy(owner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Plan.Changes) != 1 || r.Plan.Changes[0].Desired.(*resource.IPAddress).DNSName != "gw.example.net" {
+		t.Errorf("planned %v, want the create of gw.example.net", r.Plan.Changes)
+	}
+	if desired[0] != ip || ip.DNSName != "GW.Example.NET" {
+		t.Errorf("the caller's objects changed: %v, %q", desired[0], ip.DNSName)
+	}
 }

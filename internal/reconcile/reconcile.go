@@ -113,12 +113,28 @@ func MakeFrom(ctx context.Context, t Target, current []resource.Object, desired 
 	if err != nil {
 		return nil, err
 	}
-	for i, o := range want {
-		want[i] = t.AsStored(o)
-	}
+	want = asStored(t, want)
 	r := build(want, current, names, policy, sc, t.Server())
 	r.CheckTarget(t)
 	return r, nil
+}
+
+// asStored is desired as t stores it. The slice is the caller's (a spec
+// loaded once and planned every poll): it is copied, not written, and
+// only when an object changes.
+func asStored(t Target, desired []resource.Object) []resource.Object {
+	out, copied := desired, false
+	for i, o := range desired {
+		s := t.AsStored(o)
+		if s == o {
+			continue
+		}
+		if !copied {
+			out, copied = slices.Clone(desired), true
+		}
+		out[i] = s
+	}
+	return out
 }
 
 // read reads the target's objects and, where the target has them, the names
