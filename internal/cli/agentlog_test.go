@@ -2,39 +2,20 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/syncbuf"
 )
-
-// lockedBuffer is a log sink a test reads while the agent writes to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestAgentLogs: the agent's default log is JSON at info; no line repeats
 // a key, durations read as durations, start and stop are logged once, and
@@ -53,7 +34,7 @@ func TestAgentLogs(t *testing.T) {
 	mustRun(t, "apply", "--config", cfg, "--commit")
 
 	ctx, cancel := context.WithCancel(context.Background())
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	done := make(chan int)
 	go func() {
 		done <- Main(ctx, []string{"agent", "--config", cfg, "--site", "a11"}, func(string) string { return "" }, &logs, &logs)

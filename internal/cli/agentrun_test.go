@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ipsync/ipsync/internal/syncbuf"
 )
 
 // runningAgent is `ipsync agent` run in-process.
@@ -14,24 +14,7 @@ type runningAgent struct {
 	cancel context.CancelFunc
 	kill   func() // SIGKILL, for an agent run as a process of its own
 	done   chan int
-	logs   *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs   *syncbuf.Buffer
 }
 
 // startAgent runs the agent of site a11 of cfg, listening on a free port.
@@ -45,7 +28,7 @@ func startAgent(t *testing.T, cfg string, flags ...string) *runningAgent {
 func startDaemon(t *testing.T, args []string) *runningAgent {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &runningAgent{listen: freeAddr(t), cancel: cancel, done: make(chan int, 1), logs: &syncBuffer{}}
+	a := &runningAgent{listen: freeAddr(t), cancel: cancel, done: make(chan int, 1), logs: &syncbuf.Buffer{}}
 	args = append(args, "--listen", a.listen)
 	go func() {
 		a.done <- Main(ctx, args, func(string) string { return "" }, a.logs, a.logs)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/agent"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/syncbuf"
 )
 
 // TestAgentSurvivesBrokerRestart runs `ipsync agent` while RabbitMQ
@@ -128,7 +129,7 @@ type brokerAgent struct {
 	t      *testing.T
 	srv    *nbtest.Server
 	addr   string
-	logs   *lockedBuffer
+	logs   *syncbuf.Buffer
 	done   chan int
 	cancel context.CancelFunc
 }
@@ -145,7 +146,7 @@ func startBrokerAgent(t *testing.T, base, amqpURL, queuePrefix string) *brokerAg
 	mustRun(t, "apply", "--config", cfg, "--commit")
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	a := &brokerAgent{t: t, srv: srv, addr: addr, logs: &lockedBuffer{}, done: make(chan int, 1), cancel: cancel}
+	a := &brokerAgent{t: t, srv: srv, addr: addr, logs: &syncbuf.Buffer{}, done: make(chan int, 1), cancel: cancel}
 	go func() {
 		a.done <- Main(ctx, []string{"agent", "--config", cfg, "--site", "a11"}, func(string) string { return "" }, a.logs, a.logs)
 	}()

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,25 +37,4 @@ func TestDNSNameWithCapitals(t *testing.T) {
 			t.Errorf("no IP address with the DNS name gw-12.a11.example.net in any case")
 		}
 	})
-}
-
-// editedCopy copies the YAML files of dir, each passed through edit, and
-// returns the copy's folder.
-func editedCopy(t *testing.T, dir string, edit func(string) string) string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no spec files in %s: %v", dir, err)
-	}
-	out := t.TempDir()
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(out, filepath.Base(f)), []byte(edit(string(b))), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
 }

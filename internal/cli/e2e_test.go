@@ -661,3 +661,24 @@ func TestSegmentRangesToNeutron(t *testing.T) {
 		}
 	}
 }
+
+// editedCopy copies the YAML files of dir, each passed through edit, and
+// returns the copy's folder.
+func editedCopy(t testing.TB, dir string, edit func(string) string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no spec files in %s: %v", dir, err)
+	}
+	out := t.TempDir()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, filepath.Base(f)), []byte(edit(string(b))), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}

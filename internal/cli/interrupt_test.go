@@ -13,6 +13,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
+	"github.com/ipsync/ipsync/internal/syncbuf"
 )
 
 // TestInterruptedApplyCountsWhatItWrote interrupts an apply of 400
@@ -59,7 +60,7 @@ func interruptedApply(t *testing.T, g *target) {
 	go func() {
 		// As cmd/ipsync runs it: the first interrupt cancels first, and
 		// there is no second.
-		var stdout, stderr syncBuffer
+		var stdout, stderr syncbuf.Buffer
 		code := Main(WithSecondInterrupt(first, context.Background()), []string{"apply", "--config", e.cfg, "--commit"},
 			func(string) string { return "" }, &stdout, &stderr)
 		done <- result{code, stderr.String()}

@@ -29,6 +29,7 @@ import (
 	"github.com/ipsync/ipsync/internal/kubelease"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/serverstall"
+	"github.com/ipsync/ipsync/internal/syncbuf"
 )
 
 // kubeEnv is the real kube-apiserver, and what the tests do with it, as
@@ -215,7 +216,7 @@ func startAgentProcess(t *testing.T, cfg string) *runningAgent {
 // or config give it.
 func startProcess(t *testing.T, listen string, args, env []string) *runningAgent {
 	t.Helper()
-	a := &runningAgent{listen: listen, done: make(chan int, 1), logs: &syncBuffer{}}
+	a := &runningAgent{listen: listen, done: make(chan int, 1), logs: &syncbuf.Buffer{}}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append([]string{runAsCLIEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
 	cmd.Stdout, cmd.Stderr = a.logs, a.logs

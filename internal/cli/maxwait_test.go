@@ -2,13 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ipsync/ipsync/internal/serverstall"
 )
 
 // TestPlanGivesUpOnASilentServerAtMaxWait tries what a new user meets
@@ -16,7 +16,7 @@ import (
 // what it waits for while it waits, and gives up once another attempt
 // could not end within the section's max_wait, naming the setting.
 func TestPlanGivesUpOnASilentServerAtMaxWait(t *testing.T) {
-	addr := silentListener(t)
+	addr := serverstall.Silent(t)
 	token := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(token, []byte("0123456789abcdef0123456789abcdef01234567"), 0o600); err != nil {
 		t.Fatal(err)
@@ -39,35 +39,4 @@ func TestPlanGivesUpOnASilentServerAtMaxWait(t *testing.T) {
 			t.Logf("gave up after %v", took.Round(100*time.Millisecond))
 		})
 	}
-}
-
-// silentListener takes connections and never answers them.
-func silentListener(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
 }

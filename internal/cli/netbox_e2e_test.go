@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,21 +25,7 @@ func netboxConfig(t testing.TB, s *netboxtest.Server, specPath string) string {
 // each file passed through edit, and returns the copy's folder.
 func netboxExamples(t testing.TB, edit func(string) string) string {
 	t.Helper()
-	dir := t.TempDir()
-	files, err := filepath.Glob(filepath.Join(repoRoot, "examples-netbox", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no NetBox examples: %v", err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), []byte(edit(string(b))), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return editedCopy(t, filepath.Join(repoRoot, "examples-netbox"), edit)
 }
 
 func unchanged(s string) string { return s }

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ipsync/ipsync/internal/syncbuf"
 )
 
 func TestLogLines(t *testing.T) {
@@ -47,7 +48,7 @@ func TestNilDisplayDoesNothing(t *testing.T) {
 // while a phase runs, the ones while nothing is done saying how long it
 // has waited; none after the phase ends.
 func TestLinesWhileWaiting(t *testing.T) {
-	var log syncBuffer
+	var log syncbuf.Buffer
 	d := New(&bytes.Buffer{}, false, slog.New(slog.NewTextHandler(&log, nil)), 20*time.Millisecond)
 	d.Expect("write vlan", 239)
 	time.Sleep(70 * time.Millisecond)
@@ -72,27 +73,10 @@ func TestLinesWhileWaiting(t *testing.T) {
 	}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestShortPhaseLogsNothing: a phase over before the first interval
 // has nothing to report.
 func TestShortPhaseLogsNothing(t *testing.T) {
-	var log syncBuffer
+	var log syncbuf.Buffer
 	d := New(&bytes.Buffer{}, false, slog.New(slog.NewTextHandler(&log, nil)), time.Hour)
 	d.Expect("write vlan", 3)
 	d.Add("write vlan", 3)
