@@ -36,7 +36,7 @@ var rules = []rule{
 	},
 	{
 		what:     "the shared engine (transport, paging, bulk writes, change logs) knows no server's dialect and no caller",
-		packages: []string{"internal/httpapi", "internal/bulkwrite", "internal/changelog", "internal/parallel", "internal/backoff", "internal/clock"},
+		packages: []string{"internal/sot", "internal/httpapi", "internal/bulkwrite", "internal/changelog", "internal/parallel", "internal/backoff", "internal/clock"},
 		denied:   []string{"internal/nautobot/...", "internal/netbox/...", "internal/neutron/...", "internal/cli", "internal/agent", "internal/sitesync", "internal/events"},
 	},
 	{

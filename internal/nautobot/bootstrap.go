@@ -11,6 +11,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Bootstrap creates what ipsync's marker needs in Nautobot, if missing:
@@ -45,7 +46,7 @@ type marker struct {
 
 func (c *Client) markers(ctx context.Context, t *httpapi.Tally) ([]marker, error) {
 	var cts []string
-	for _, k := range nautobotKinds() {
+	for _, k := range sot.Kinds() {
 		ep, _ := endpointOf(k)
 		if k == resource.KindASN {
 			ok, err := c.hasBGP(ctx, t)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"net/http"
 	"net/url"
 	"slices"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 const pathObjectChanges = "/api/extras/object-changes/"
@@ -53,17 +53,17 @@ type wireChange struct {
 		Value string `json:"value"`
 	} `json:"action"`
 	Type       string          `json:"changed_object_type"`
-	ObjectID   string          `json:"changed_object_id"`
+	Changed    string          `json:"changed_object_id"`
 	Repr       string          `json:"object_repr"`
 	ObjectData json.RawMessage `json:"object_data"`
 }
 
-func (w *wireChange) objectID() string { return w.ID }
+func (w *wireChange) ObjectID() string { return w.ID }
 
 func (w wireChange) entry() changelog.Entry {
 	h := fnv.New64a()
 	h.Write(w.ObjectData)
-	return changelog.Entry{ID: w.ID, Time: w.Time, Type: w.Type, ObjectID: w.ObjectID, Name: w.Repr, Deleted: w.Action.Value == "delete",
+	return changelog.Entry{ID: w.ID, Time: w.Time, Type: w.Type, ObjectID: w.Changed, Name: w.Repr, Deleted: w.Action.Value == "delete",
 		Version: fmt.Sprintf("%s:%x", w.Action.Value, h.Sum64())}
 }
 
@@ -73,7 +73,7 @@ type wireContentType struct {
 	Model    string      `json:"model"`
 }
 
-func (w *wireContentType) objectID() string { return w.ID.String() }
+func (w *wireContentType) ObjectID() string { return w.ID.String() }
 
 // changeLog is Nautobot's object-changes as a changelog.Log. On 3.x it
 // filters by content type id, which takes many; changed_object_type takes
@@ -125,73 +125,30 @@ func (l *changeLog) typeIDs(ctx context.Context, types []string) ([]string, erro
 	return out, nil
 }
 
-// Newest is the newest entry of types, or on 2.4 of any type: as good a
-// place to start from.
-func (l *changeLog) Newest(ctx context.Context, types []string) (changelog.Entry, bool, error) {
-	q, err := l.typeFilter(ctx, types)
-	if err != nil {
-		return changelog.Entry{}, false, err
-	}
-	q = httpapi.With(url.Values{"sort": {"-time"}, "limit": {"1"}, "depth": {"0"}}, q)
-	var p page[wireChange]
-	r := httpapi.Request{Method: http.MethodGet, Path: pathObjectChanges, Query: q, Tally: l.t,
-		Decode: func(b []byte) error { p = page[wireChange]{}; return json.Unmarshal(b, &p) }}
-	resp, err := l.c.do(ctx, r)
-	if err != nil {
-		return changelog.Entry{}, false, fmt.Errorf("newest change: %w", err)
-	}
-	if resp.Status != http.StatusOK {
-		return changelog.Entry{}, false, fmt.Errorf("newest change: %w", r.Error(resp))
-	}
-	if len(p.Results) == 0 {
-		return changelog.Entry{}, false, nil
-	}
-	return p.Results[0].entry(), true, nil
+// changes is the change log as the engine reads it.
+func (c *Client) changes() sot.ChangeLog[wireChange] {
+	t := &httpapi.Tally{}
+	return sot.ChangeLog[wireChange]{D: &changeLog{c: c, t: t}, Pager: c.pager(), Path: pathObjectChanges, Tally: t}
 }
 
-func (l *changeLog) Since(ctx context.Context, types []string, t time.Time) ([]changelog.Entry, error) {
+var _ sot.LogDialect[wireChange] = (*changeLog)(nil)
+
+// Filter selects the types by content type id on 3.x; on 2.4 the log is
+// read for every type.
+func (l *changeLog) Filter(ctx context.Context, types []string) (url.Values, bool, error) {
 	q, err := l.typeFilter(ctx, types)
-	if err != nil {
-		return nil, err
-	}
-	q = httpapi.With(url.Values{}, q)
-	if !t.IsZero() {
-		q.Set("time__gte", changelog.Stamp(t))
-	}
-	got, err := sweepGrowing[wireChange](ctx, l.c, pathObjectChanges, q, l.t)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]changelog.Entry, 0, len(got))
-	for _, w := range got {
-		out = append(out, w.entry())
-	}
-	return out, nil
+	return httpapi.With(url.Values{"depth": {"0"}}, q), false, err
 }
 
-// Count counts the entries Since would return between from and to, or
-// their deletes.
-func (l *changeLog) Count(ctx context.Context, types []string, from, to time.Time, deletes bool) (int, error) {
-	q, err := l.typeFilter(ctx, types)
-	if err != nil {
-		return 0, err
-	}
-	q = httpapi.With(url.Values{"limit": {"1"}, "depth": {"0"}, "time__lt": {changelog.Stamp(to)}}, q)
-	if !from.IsZero() {
-		q.Set("time__gte", changelog.Stamp(from))
-	}
-	if deletes {
-		q.Set("action", "delete")
-	}
-	var p page[wireChange]
-	r := httpapi.Request{Method: http.MethodGet, Path: pathObjectChanges, Query: q, Tally: l.t,
-		Decode: func(b []byte) error { p = page[wireChange]{}; return json.Unmarshal(b, &p) }}
-	resp, err := l.c.do(ctx, r)
-	if err != nil {
-		return 0, fmt.Errorf("count changes: %w", err)
-	}
-	if resp.Status != http.StatusOK {
-		return 0, fmt.Errorf("count changes: %w", r.Error(resp))
-	}
-	return p.Count, nil
+func (l *changeLog) Newest() url.Values { return url.Values{"sort": {"-time"}} }
+func (l *changeLog) From(t time.Time) url.Values {
+	return url.Values{"time__gte": {changelog.Stamp(t)}}
+}
+func (l *changeLog) Before(t time.Time) url.Values {
+	return url.Values{"time__lt": {changelog.Stamp(t)}}
+}
+func (l *changeLog) Entry(w *wireChange) changelog.Entry { return w.entry() }
+
+func (l *changeLog) Sweep(ctx context.Context, q url.Values) ([]wireChange, error) {
+	return sweepGrowing[wireChange](ctx, l.c, pathObjectChanges, q, l.t)
 }

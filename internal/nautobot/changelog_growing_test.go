@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 )
 
@@ -42,7 +41,7 @@ func changeLogGrowsDuringRead(t *testing.T, srv *nbtest.Server) {
 		}
 		return 0, "", false
 	})
-	log := &changeLog{c: e.c, t: &httpapi.Tally{}}
+	log := e.c.changes()
 	first, ok, err := log.Newest(ctx, []string{"ipam.namespace"})
 	if err != nil || !ok {
 		t.Fatalf("Newest = %+v, %v, %v; want an entry", first, ok, err)
@@ -67,50 +66,5 @@ func changeLogGrowsDuringRead(t *testing.T, srv *nbtest.Server) {
 		if !objects[id] {
 			t.Errorf("the create of namespace %s, logged before the read, is missing", id)
 		}
-	}
-}
-
-// TestPastLast: the rows a page of a growing list adds are those after the
-// last row read; rows out of order past that are a server not paging by id.
-func TestPastLast(t *testing.T) {
-	rows := func(ids ...string) []wireChange {
-		out := make([]wireChange, len(ids))
-		for i, id := range ids {
-			out[i].ID = id
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		name       string
-		read, page []wireChange
-		want       []string
-		fails      bool
-	}{
-		{"first page", nil, rows("a", "b"), []string{"a", "b"}, false},
-		{"next page", rows("a", "b"), rows("c", "d"), []string{"c", "d"}, false},
-		{"shifted by two rows added behind", rows("a", "c", "e"), rows("c", "e", "f"), []string{"f"}, false},
-		{"page of rows already read", rows("a", "b"), rows("a", "b"), []string{}, false},
-		{"not by id", rows("a", "b"), rows("d", "c"), nil, true},
-		{"an old row after new ones", rows("a", "c"), rows("d", "b"), nil, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := pastLast(tc.read, tc.page)
-			if tc.fails {
-				if err == nil {
-					t.Errorf("pastLast = %v, want an error", got)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := []string{}
-			for _, w := range got {
-				ids = append(ids, w.ID)
-			}
-			if fmt.Sprint(ids) != fmt.Sprint(tc.want) {
-				t.Errorf("pastLast = %v, want %v", ids, tc.want)
-			}
-		})
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/changelog"
-	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 )
 
@@ -23,7 +22,7 @@ func TestChangeLogOnEmulator(t *testing.T) {
 		t.Run(tc.line, func(t *testing.T) {
 			e := newEnv(t, func(c *Config) { c.PageSize = 2 }, false, nautobottest.WithVersion(tc.version))
 			ctx := context.Background()
-			log := &changeLog{c: e.c, t: &httpapi.Tally{}}
+			log := e.c.changes()
 			call := func(method, path string, body any) string {
 				t.Helper()
 				var out struct {
@@ -123,7 +122,7 @@ func TestChangeLogCutShort(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, func(c *Config) { c.PageSize = 2 }, false)
 			ctx := context.Background()
-			log := &changeLog{c: e.c, t: &httpapi.Tally{}}
+			log := e.c.changes()
 			for i := range 5 {
 				if _, err := e.c.Call(ctx, http.MethodPost, "/api/ipam/namespaces/", nil, map[string]any{"name": fmt.Sprint("ns", i)}, nil); err != nil {
 					t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/ownership"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Option changes how a client is built.
@@ -26,18 +27,8 @@ func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.httpCfg.
 // sleep.
 func WithClock(clk clock.Clock) Option { return func(c *Client) { c.httpCfg.Clock = clk } }
 
-// Progress learns how far long reads and writes have got, for a display:
-// a list of more than one page announces its total, and each page and
-// each object written is added ("read nautobot vlans", "write vlan").
-type Progress interface {
-	Expect(label string, total int)
-	Add(label string, n int)
-}
-
-type noProgress struct{}
-
-func (noProgress) Expect(string, int) {}
-func (noProgress) Add(string, int)    {}
+// Progress learns how far long reads and writes have got, for a display.
+type Progress = sot.Progress
 
 // WithProgress reports the progress of reads and writes to p.
 func WithProgress(p Progress) Option { return func(c *Client) { c.progress = p } }
@@ -78,7 +69,7 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{cfg: cfg, log: logger.With("component", "nautobot", "host", base.Host), progress: noProgress{},
+	c := &Client{cfg: cfg, log: logger.With("component", "nautobot", "host", base.Host), progress: sot.NoProgress{},
 		known: knownIDs{own: map[resource.Key]string{}}}
 	c.httpCfg = httpapi.Config{Base: base, Auth: "Token " + cfg.Token, Server: "nautobot",
 		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, MaxWait: cfg.MaxWait, Log: c.log}

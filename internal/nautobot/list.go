@@ -4,64 +4,55 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
 
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
-	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // kindsOf are the kinds s reads.
-func kindsOf(s scope.Scope) ([]resource.Kind, error) {
-	if len(s.Kinds) == 0 {
-		return nautobotKinds(), nil
-	}
-	for _, k := range s.Kinds {
-		if _, ok := endpointOf(k); !ok {
-			return nil, fmt.Errorf("nautobot holds no %s objects", k)
-		}
-	}
-	return s.Kinds, nil
-}
+func kindsOf(s scope.Scope) ([]resource.Kind, error) { return sot.KindsOf(s, "nautobot") }
 
 // List reads every object in sc. It fails rather than return part of
 // what Nautobot holds.
 func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, error) {
-	objs, _, err := c.list(ctx, sc)
+	objs, _, err := sot.List[string](ctx, dialect{c}, sc)
 	return objs, err
 }
 
-// list is List, also returning the reading, whose mapper has the lookups
-// and names the objects were read with.
-func (c *Client) list(ctx context.Context, sc scope.Scope) ([]resource.Object, *reading, error) {
+// Begin starts a read of sc with the lookups read now.
+func (d dialect) Begin(ctx context.Context, sc scope.Scope) (sot.Reader[string], error) {
+	c := d.c
 	kinds, err := kindsOf(sc)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	t := &httpapi.Tally{}
-	l, err := c.fetchLookups(ctx, t)
+	l, err := c.fetchLookups(ctx, &httpapi.Tally{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("read nautobot: %w", err)
+		return nil, fmt.Errorf("read nautobot: %w", err)
 	}
-	r := &reading{c: c, t: t, scope: sc, want: kinds, m: &mapper{l: l, owner: c.ownerMarker(), vniField: c.cfg.VNIField}}
+	return c.reading(sc, kinds, l, nil), nil
+}
+
+// reading is a read of sc with the lookups l and, when set, the names of
+// an earlier read.
+func (c *Client) reading(sc scope.Scope, kinds []resource.Kind, l *lookups, n *savedNames) *reading {
+	m := &mapper{l: l, owner: c.ownerMarker(), vniField: c.cfg.VNIField}
+	if n != nil {
+		m.namespaces, m.groups, m.vlans, m.prefixNS = n.Namespaces, n.Groups, n.VLANs, n.PrefixNS
+	}
 	for id, tag := range l.refs[refTag] {
 		if tag.Name == c.cfg.Tag {
-			r.m.managedTag = id
+			m.managedTag = id
 		}
 	}
-	if err := r.read(ctx); err != nil {
-		return nil, nil, fmt.Errorf("read nautobot: %w", err)
-	}
-	objs, err := r.objects()
-	if err != nil {
-		return nil, nil, fmt.Errorf("read nautobot: %w", err)
-	}
-	c.log.Debug("listed", "objects", len(objs), "requests", t.Reads())
-	return objs, r, nil
+	return &reading{c: c, t: &httpapi.Tally{}, scope: sc, want: kinds, m: m}
 }
 
 // reading is one List in progress.
@@ -82,23 +73,45 @@ type reading struct {
 
 func (r *reading) wants(k resource.Kind) bool { return slices.Contains(r.want, k) }
 
-// read sweeps the kinds in scope. Namespaces and VLAN groups are always
-// read whole: they are few, and other objects are named by them.
-func (r *reading) read(ctx context.Context) error {
-	if err := r.readNamed(ctx); err != nil {
-		return err
-	}
-	if err := r.readKinds(ctx, r.want, changelog.Select{}); err != nil {
-		return err
-	}
-	return r.resolve(ctx)
+var _ sot.Reader[string] = (*reading)(nil)
+
+func (r *reading) Want() []resource.Kind { return r.want }
+
+func (r *reading) Names() sot.Names[string] {
+	return sot.Names[string]{Namespaces: r.m.namespaces, Groups: r.m.groups, VLANs: r.m.vlans}
 }
 
-// readNamed reads every namespace and VLAN group, and learns their names.
-func (r *reading) readNamed(ctx context.Context) error {
-	if err := r.sweepNamed(ctx, changelog.Select{}, []resource.Kind{resource.KindNamespace, resource.KindVLANGroup}); err != nil {
-		return err
+func (r *reading) ParseID(id string) (string, bool) { return id, true }
+
+func (r *reading) RefNames() map[resource.Kind]map[string]bool { return r.m.l.names() }
+
+// Again is a read of want with r's lookups and names; a fork learns into
+// copies of the names.
+func (r *reading) Again(want []resource.Kind, fork bool) sot.Reader[string] {
+	m := r.m
+	if fork {
+		cp := *r.m
+		cp.vlans, cp.prefixNS = maps.Clone(cp.vlans), maps.Clone(cp.prefixNS)
+		m = &cp
 	}
+	return &reading{c: r.c, t: &httpapi.Tally{}, scope: r.scope, want: want, m: m}
+}
+
+// VLANKeys reads the keys of the VLANs with the given ids.
+func (r *reading) VLANKeys(ctx context.Context, ids []string) (map[string]string, error) {
+	vs, err := byIDs[wireVLAN](ctx, r.c, "/api/ipam/vlans/", ids, r.t)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(vs))
+	for _, v := range vs {
+		out[v.ID] = resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
+	}
+	return out, nil
+}
+
+// LearnNamed takes the names of the namespaces and VLAN groups swept.
+func (r *reading) LearnNamed() {
 	r.m.namespaces, r.m.groups = map[string]string{}, map[string]string{}
 	for _, n := range r.nss {
 		r.m.namespaces[n.ID] = n.Name
@@ -108,39 +121,25 @@ func (r *reading) readNamed(ctx context.Context) error {
 		r.m.groups[g.ID] = g.Name
 		r.c.learn(resource.Key{Kind: resource.KindVLANGroup, Name: g.Name}, g.ID)
 	}
-	return nil
 }
 
-// sweepNamed reads the namespaces and VLAN groups among kinds that sel
+// SweepNamed reads the namespaces and VLAN groups among kinds that sel
 // selects: every one for a whole read, those stamped since for the check
 // of a view. Either kind is read whole, not by the scope, as List reads it.
-func (r *reading) sweepNamed(ctx context.Context, sel changelog.Select, kinds []resource.Kind) error {
-	var tasks []func(context.Context) error
-	if slices.Contains(kinds, resource.KindNamespace) {
-		tasks = append(tasks, func(ctx context.Context) error {
-			var err error
-			r.nss, err = changelog.Read(sel, resource.KindNamespace, 0, func(extra url.Values) ([]wireNamespace, error) {
-				return sweep[wireNamespace](ctx, r.c, "/api/ipam/namespaces/", extra, r.t)
-			})
-			return err
-		})
-	}
-	if slices.Contains(kinds, resource.KindVLANGroup) {
-		tasks = append(tasks, func(ctx context.Context) error {
-			var err error
-			r.groups, err = changelog.Read(sel, resource.KindVLANGroup, 0, func(extra url.Values) ([]wireVLANGroup, error) {
-				return sweep[wireVLANGroup](ctx, r.c, "/api/ipam/vlan-groups/", extra, r.t)
-			})
-			return err
-		})
-	}
-	return parallel.Run(ctx, r.c.cfg.Concurrency, tasks)
+func (r *reading) SweepNamed(ctx context.Context, sel changelog.Select, kinds []resource.Kind) error {
+	return sot.Sweep(ctx, r.c.cfg.Concurrency, kinds, sel,
+		sot.Into(resource.KindNamespace, &r.nss, 0, func(ctx context.Context, extra url.Values) ([]wireNamespace, error) {
+			return sweep[wireNamespace](ctx, r.c, "/api/ipam/namespaces/", extra, r.t)
+		}),
+		sot.Into(resource.KindVLANGroup, &r.groups, 0, func(ctx context.Context, extra url.Values) ([]wireVLANGroup, error) {
+			return sweep[wireVLANGroup](ctx, r.c, "/api/ipam/vlan-groups/", extra, r.t)
+		}))
 }
 
-// readKinds sweeps the scope's VLANs, prefixes, IP addresses and ASNs
+// SweepKinds sweeps the scope's VLANs, prefixes, IP addresses and ASNs
 // among kinds, those sel selects (by id, a reread of changed ones; by
 // stamp, the check of a view).
-func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, sel changelog.Select) error {
+func (r *reading) SweepKinds(ctx context.Context, kinds []resource.Kind, sel changelog.Select) error {
 	var nsIDs, groupIDs, locIDs []string
 	for id, name := range r.m.namespaces {
 		if slices.Contains(r.scope.Namespaces, name) {
@@ -163,74 +162,39 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, sel chan
 
 	// A scope name that resolves to nothing matches nothing: filtering by
 	// an unknown name would be a 400 under strict filtering.
-	var tasks []func(context.Context) error
-	wants := func(k resource.Kind) bool { return slices.Contains(kinds, k) && sel.Wants(k) }
-	if wants(resource.KindVLAN) {
-		q := url.Values{}
-		if len(r.scope.VLANGroups) > 0 {
-			q["vlan_group"] = groupIDs
-		}
-		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := changelog.Read(sel, resource.KindVLAN, idsPerRead, func(extra url.Values) ([]wireVLAN, error) {
-				return sweepScoped(ctx, r, "/api/ipam/vlans/", q, extra, len(r.scope.VLANGroups) > 0, sweep[wireVLAN])
-			})
-			r.vlans = got
-			return err
-		})
+	vlans, prefixes, ips := url.Values{}, url.Values{}, url.Values{}
+	if len(r.scope.VLANGroups) > 0 {
+		vlans["vlan_group"] = groupIDs
 	}
-	if wants(resource.KindPrefix) {
-		q := url.Values{}
-		if len(r.scope.Namespaces) > 0 {
-			q["namespace"] = nsIDs
-		}
-		if len(r.scope.Locations) > 0 {
-			q["locations"] = locIDs
-		}
-		narrowed := len(r.scope.Namespaces) > 0 || len(r.scope.Locations) > 0
-		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := changelog.Read(sel, resource.KindPrefix, idsPerRead, func(extra url.Values) ([]wirePrefix, error) {
-				return sweepScoped(ctx, r, "/api/ipam/prefixes/", q, extra, narrowed, r.sweepPrefixes)
-			})
-			r.prefixes = got
-			return err
-		})
+	if len(r.scope.Namespaces) > 0 {
+		prefixes["namespace"], ips["namespace"] = nsIDs, nsIDs
 	}
-	if wants(resource.KindIPAddress) {
-		q := url.Values{}
-		if len(r.scope.Namespaces) > 0 {
-			q["namespace"] = nsIDs
-		}
-		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := changelog.Read(sel, resource.KindIPAddress, idsPerRead, func(extra url.Values) ([]wireIP, error) {
-				return sweepScoped(ctx, r, "/api/ipam/ip-addresses/", q, extra, len(r.scope.Namespaces) > 0, sweep[wireIP])
-			})
-			r.ips = got
-			return err
-		})
+	if len(r.scope.Locations) > 0 {
+		prefixes["locations"] = locIDs
 	}
-	if wants(resource.KindASN) {
-		tasks = append(tasks, func(ctx context.Context) error {
-			got, err := changelog.Read(sel, resource.KindASN, idsPerRead, func(extra url.Values) ([]wireASN, error) {
-				return sweep[wireASN](ctx, r.c, "/api/plugins/bgp/autonomous-systems/", extra, r.t)
-			})
+	return sot.Sweep(ctx, r.c.cfg.Concurrency, kinds, sel,
+		sot.Into(resource.KindVLAN, &r.vlans, sot.IDsPerRead, func(ctx context.Context, extra url.Values) ([]wireVLAN, error) {
+			return sweepScoped(ctx, r, "/api/ipam/vlans/", vlans, extra, len(vlans) > 0, sweep[wireVLAN])
+		}),
+		sot.Into(resource.KindPrefix, &r.prefixes, sot.IDsPerRead, func(ctx context.Context, extra url.Values) ([]wirePrefix, error) {
+			return sweepScoped(ctx, r, "/api/ipam/prefixes/", prefixes, extra, len(prefixes) > 0, r.sweepPrefixes)
+		}),
+		sot.Into(resource.KindIPAddress, &r.ips, sot.IDsPerRead, func(ctx context.Context, extra url.Values) ([]wireIP, error) {
+			return sweepScoped(ctx, r, "/api/ipam/ip-addresses/", ips, extra, len(ips) > 0, sweep[wireIP])
+		}),
+		sot.Into(resource.KindASN, &r.asns, sot.IDsPerRead, func(ctx context.Context, extra url.Values) ([]wireASN, error) {
+			got, err := sweep[wireASN](ctx, r.c, "/api/plugins/bgp/autonomous-systems/", extra, r.t)
 			if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.Status == http.StatusNotFound {
 				r.c.log.Warn("the nautobot-bgp-models plugin is not installed; reading no ASNs")
-				return nil
+				return nil, nil
 			}
-			r.asns = got
-			return err
-		})
-	}
-	return parallel.Run(ctx, r.c.cfg.Concurrency, tasks)
+			return got, err
+		}))
 }
 
-// idsPerRead keeps a reread's URLs short enough for the proxies in front
-// of Nautobot (a UUID is 36 characters).
-const idsPerRead = 100
-
-// resolve fetches the VLANs that prefixes refer to and the prefixes that
+// Resolve fetches the VLANs that prefixes refer to and the prefixes that
 // parent IP addresses when the sweeps in scope did not include them.
-func (r *reading) resolve(ctx context.Context) error {
+func (r *reading) Resolve(ctx context.Context) error {
 	if r.m.vlans == nil {
 		r.m.vlans = map[string]string{}
 	}
@@ -282,54 +246,8 @@ func (r *reading) resolve(ctx context.Context) error {
 	return nil
 }
 
-func (r *reading) owned(o resource.Object) bool {
-	return r.scope.Owner != "" && o.Meta().Owner == r.scope.Owner
-}
-
-// objects maps what was read, keeping only what the scope asks for.
-func (r *reading) objects() ([]resource.Object, error) {
-	inLocations := func(l *ref) bool {
-		return len(r.scope.Locations) == 0 || slices.Contains(r.scope.Locations, r.m.ref(resource.RefLocation, l))
-	}
-	out := make([]resource.Object, 0, len(r.nss)+len(r.groups)+len(r.vlans)+len(r.prefixes)+len(r.ips)+len(r.asns))
-	if r.wants(resource.KindNamespace) {
-		for _, n := range r.nss {
-			o := r.m.namespace(n)
-			if (len(r.scope.Namespaces) == 0 || slices.Contains(r.scope.Namespaces, n.Name)) && inLocations(n.Location) || r.owned(o) {
-				out = append(out, o)
-			}
-		}
-	}
-	if r.wants(resource.KindVLANGroup) {
-		for _, w := range r.groups {
-			g, err := r.m.vlanGroup(w)
-			if err != nil {
-				return nil, err
-			}
-			if inLocations(w.Location) || r.owned(g) {
-				out = append(out, g)
-			}
-		}
-	}
-	for _, w := range r.vlans {
-		out = append(out, r.m.vlan(w))
-	}
-	for _, w := range r.prefixes {
-		p, err := r.m.prefix(w)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	for _, w := range r.ips {
-		ip, err := r.m.ip(w)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ip)
-	}
-	for _, w := range r.asns {
-		out = append(out, r.m.asn(w))
-	}
-	return out, nil
+func (r *reading) Objects() ([]resource.Object, error) {
+	return sot.Objects(r.scope, r.want, len(r.nss)+len(r.groups)+len(r.vlans)+len(r.prefixes)+len(r.ips)+len(r.asns),
+		sot.MapEach(r.nss, r.m.namespace), sot.Map(r.groups, r.m.vlanGroup), sot.MapEach(r.vlans, r.m.vlan),
+		sot.Map(r.prefixes, r.m.prefix), sot.Map(r.ips, r.m.ip), sot.MapEach(r.asns, r.m.asn))
 }

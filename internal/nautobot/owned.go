@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // hasBase is a wire object with the common fields.
@@ -15,60 +15,34 @@ type hasBase interface{ common() *base }
 
 func (b *base) common() *base { return b }
 
-// sweepScoped reads the objects query matches, plus, when the query is
-// narrowed and the scope has an owner, that owner's objects elsewhere (of
-// a reread's ids, those the first read did not return).
-// A narrowing filter that names nothing (every value unknown) matches
-// nothing, and is not sent: strict filtering would refuse it.
+// sweepScoped reads the objects query matches in the scope, plus the
+// owner's objects elsewhere (sot.Scoped).
 func sweepScoped[T any, PT interface {
 	*T
 	hasBase
 }](ctx context.Context, r *reading, path string, query, extra url.Values, narrowed bool,
 	read func(context.Context, *Client, string, url.Values, *httpapi.Tally) ([]T, error)) ([]T, error) {
-	var out []T
-	empty := false
-	for _, v := range query {
-		empty = empty || len(v) == 0
-	}
-	if !empty {
-		got, err := read(ctx, r.c, path, httpapi.With(query, extra), r.t)
-		if err != nil {
-			return nil, err
-		}
-		out = got
-	}
-	if !narrowed || r.scope.Owner == "" || r.m.managedTag == "" {
-		return out, nil
-	}
-	extra, unfound := changelog.Unfound(extra, func(yield func(string) bool) {
-		for i := range out {
-			if !yield(PT(&out[i]).common().ID) {
-				return
+	s := sot.Scoped[T]{
+		Read:     func(q url.Values) ([]T, error) { return read(ctx, r.c, path, q, r.t) },
+		Filter:   query,
+		Narrowed: narrowed,
+		ReadOwned: func(q url.Values) ([]T, error) {
+			got, err := read(ctx, r.c, path, q, r.t)
+			if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.Status == http.StatusBadRequest {
+				// The owner field is not defined for this kind: nothing
+				// of it can carry the marker.
+				return nil, nil
 			}
-		}
-	})
-	if !unfound {
-		return out, nil
+			return got, err
+		},
+		ID: func(w *T) string { return PT(w).common().ID },
+		Owns: func(w *T) bool {
+			meta, _ := r.m.meta(*PT(w).common())
+			return meta.Owner == r.scope.Owner
+		},
 	}
-	q := url.Values{"cf_" + r.c.cfg.OwnerField: {string(r.scope.Owner)}}
-	owned, err := read(ctx, r.c, path, httpapi.With(q, extra), r.t)
-	if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.Status == http.StatusBadRequest {
-		// The owner field is not defined for this kind: nothing of it
-		// can carry the marker.
-		return out, nil
+	if r.scope.Owner != "" && r.m.managedTag != "" {
+		s.Owned = url.Values{"cf_" + r.c.cfg.OwnerField: {string(r.scope.Owner)}}
 	}
-	if err != nil {
-		return nil, err
-	}
-	seen := make(map[string]bool, len(out))
-	for i := range out {
-		seen[PT(&out[i]).common().ID] = true
-	}
-	for i := range owned {
-		b := PT(&owned[i]).common()
-		if meta, _ := r.m.meta(*b); !seen[b.ID] && meta.Owner == r.scope.Owner {
-			out = append(out, owned[i])
-		}
-	}
-	return out, nil
+	return s.Sweep(extra)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Tests that only a real Nautobot can answer run through nbtest.EachReal.
@@ -115,7 +116,7 @@ func (e *realEnv) stored(path string, query url.Values) []map[string]any {
 func (e *realEnv) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	kinds := slices.Clone(nautobotKinds())
+	kinds := slices.Clone(sot.Kinds())
 	slices.Reverse(kinds)
 	for _, k := range kinds {
 		ep, _ := endpointOf(k)

@@ -21,11 +21,11 @@ func refID(r *ref) string {
 	return r.ID
 }
 
-func (b *base) objectID() string            { return b.ID }
-func (n *named) objectID() string           { return n.ID }
-func (a *wireAssignment) objectID() string  { return a.ID }
-func (f *wireCustomField) objectID() string { return f.ID }
-func (w *written) objectID() string         { return w.ID }
+func (b *base) ObjectID() string            { return b.ID }
+func (n *named) ObjectID() string           { return n.ID }
+func (a *wireAssignment) ObjectID() string  { return a.ID }
+func (f *wireCustomField) ObjectID() string { return f.ID }
+func (w *written) ObjectID() string         { return w.ID }
 
 type base struct {
 	ID           string                     `json:"id"`
@@ -131,7 +131,7 @@ type wireMarker struct {
 	ContentTypes []string     `json:"content_types"`
 }
 
-func (m *wireMarker) objectID() string { return m.ID }
+func (m *wireMarker) ObjectID() string { return m.ID }
 
 // written is what a write's answer is checked for.
 type written struct {
@@ -174,9 +174,3 @@ const (
 	pathCustomFields  = "/api/extras/custom-fields/"
 	pathAssignments   = "/api/ipam/prefix-location-assignments/"
 )
-
-// nautobotKinds are the kinds Nautobot holds, in dependency order.
-func nautobotKinds() []resource.Kind {
-	return []resource.Kind{resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN,
-		resource.KindPrefix, resource.KindIPAddress, resource.KindASN}
-}

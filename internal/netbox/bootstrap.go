@@ -12,6 +12,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/ownership"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Bootstrap creates what ipsync's marker needs in NetBox, if missing: the
@@ -47,11 +48,11 @@ type wireMarker struct {
 	ObjectTypes []string `json:"object_types"`
 }
 
-func (m *wireMarker) objectID() int { return m.ID }
+func (m *wireMarker) ObjectID() int { return m.ID }
 
 func (c *Client) markers() []marker {
 	var types []string
-	for _, k := range netboxKinds() {
+	for _, k := range sot.Kinds() {
 		ep, _ := endpointOf(k)
 		types = append(types, ep.ot)
 	}

@@ -2,15 +2,13 @@ package netbox
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 const pathObjectChanges = "/api/core/object-changes/"
@@ -34,20 +32,20 @@ func micros(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000
 
 // wireChange is a record of NetBox's change log.
 type wireChange struct {
-	ID       int       `json:"id"`
-	Time     time.Time `json:"time"`
-	Action   choice    `json:"action"`
-	Type     string    `json:"changed_object_type"` // "ipam.vlan"
-	ObjectID int       `json:"changed_object_id"`
+	ID      int       `json:"id"`
+	Time    time.Time `json:"time"`
+	Action  choice    `json:"action"`
+	Type    string    `json:"changed_object_type"` // "ipam.vlan"
+	Changed int       `json:"changed_object_id"`
 	// Repr is the object as text when the change was made; for the
 	// lookups ipsync names by name, their name after the change.
 	Repr string `json:"object_repr"`
 }
 
-func (w *wireChange) objectID() int { return w.ID }
+func (w *wireChange) ObjectID() int { return w.ID }
 
 func (w *wireChange) entry() changelog.Entry {
-	return changelog.Entry{ID: strconv.Itoa(w.ID), Time: w.Time, Type: w.Type, ObjectID: strconv.Itoa(w.ObjectID),
+	return changelog.Entry{ID: strconv.Itoa(w.ID), Time: w.Time, Type: w.Type, ObjectID: strconv.Itoa(w.Changed),
 		Name: w.Repr, Deleted: w.Action.Value == "delete"}
 }
 
@@ -59,81 +57,30 @@ type changeLog struct {
 	t *httpapi.Tally
 }
 
-func (l *changeLog) query(types []string) url.Values {
-	return url.Values{"changed_object_type": types, "fields": {changeFields}}
+// changes is the change log as the engine reads it.
+func (c *Client) changes() sot.ChangeLog[wireChange] {
+	t := &httpapi.Tally{}
+	return sot.ChangeLog[wireChange]{D: &changeLog{c: c, t: t}, Pager: c.pager(), Path: pathObjectChanges, Tally: t}
 }
 
-// Newest is the newest record of types.
-func (l *changeLog) Newest(ctx context.Context, types []string) (changelog.Entry, bool, error) {
-	if len(types) == 0 {
-		return changelog.Entry{}, false, nil // no filter would read the whole log
-	}
-	q := l.query(types)
-	q.Set("ordering", "-time")
-	q.Set("limit", "1")
-	var p page[wireChange]
-	r := httpapi.Request{Method: http.MethodGet, Path: pathObjectChanges, Query: q, Tally: l.t,
-		Decode: func(b []byte) error { p = page[wireChange]{}; return json.Unmarshal(b, &p) }}
-	resp, err := l.c.api.Do(ctx, r)
-	if err != nil {
-		return changelog.Entry{}, false, fmt.Errorf("newest change: %w", err)
-	}
-	if resp.Status != http.StatusOK {
-		return changelog.Entry{}, false, fmt.Errorf("newest change: %w", r.Error(resp))
-	}
-	if len(p.Results) == 0 {
-		return changelog.Entry{}, false, nil
-	}
-	return p.Results[0].entry(), true, nil
+var _ sot.LogDialect[wireChange] = (*changeLog)(nil)
+
+// Filter selects the types by name; with none, there is nothing to read
+// (no filter would read the whole log).
+func (l *changeLog) Filter(_ context.Context, types []string) (url.Values, bool, error) {
+	return url.Values{"changed_object_type": types, "fields": {changeFields}}, len(types) == 0, nil
 }
 
-// Since reads every record of types at or after t, by the adapter's
-// paging: a page that fails or does not go on where the last ended fails
-// the read.
-func (l *changeLog) Since(ctx context.Context, types []string, t time.Time) ([]changelog.Entry, error) {
-	if len(types) == 0 {
-		return nil, nil
-	}
-	q := l.query(types)
-	if !t.IsZero() {
-		q.Set(timeFilter, micros(t))
-	}
-	got, err := sweep[wireChange](ctx, l.c, pathObjectChanges, q, l.t)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]changelog.Entry, 0, len(got))
-	for _, w := range got {
-		out = append(out, w.entry())
-	}
-	return out, nil
+func (l *changeLog) Newest() url.Values          { return url.Values{"ordering": {"-time"}} }
+func (l *changeLog) From(t time.Time) url.Values { return url.Values{timeFilter: {micros(t)}} }
+
+// Before is the changes before t: NetBox's time_before is inclusive.
+func (l *changeLog) Before(t time.Time) url.Values {
+	return url.Values{beforeFilter: {micros(t.Add(-time.Microsecond))}}
 }
 
-// Count counts the entries Since would return between from and to; NetBox
-// takes the end inclusive, and keeps microseconds.
-func (l *changeLog) Count(ctx context.Context, types []string, from, to time.Time, deletes bool) (int, error) {
-	if len(types) == 0 {
-		return 0, nil
-	}
-	q := l.query(types)
-	q.Set("fields", "id")
-	q.Set("limit", "1")
-	q.Set(beforeFilter, micros(to.Add(-time.Microsecond)))
-	if !from.IsZero() {
-		q.Set(timeFilter, micros(from))
-	}
-	if deletes {
-		q.Set("action", "delete")
-	}
-	var p page[wireChange]
-	r := httpapi.Request{Method: http.MethodGet, Path: pathObjectChanges, Query: q, Tally: l.t,
-		Decode: func(b []byte) error { p = page[wireChange]{}; return json.Unmarshal(b, &p) }}
-	resp, err := l.c.api.Do(ctx, r)
-	if err != nil {
-		return 0, fmt.Errorf("count changes: %w", err)
-	}
-	if resp.Status != http.StatusOK {
-		return 0, fmt.Errorf("count changes: %w", r.Error(resp))
-	}
-	return p.Count, nil
+func (l *changeLog) Entry(w *wireChange) changelog.Entry { return w.entry() }
+
+func (l *changeLog) Sweep(ctx context.Context, q url.Values) ([]wireChange, error) {
+	return sweep[wireChange](ctx, l.c, pathObjectChanges, q, l.t)
 }

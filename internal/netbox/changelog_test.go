@@ -16,7 +16,7 @@ func TestSettle(t *testing.T) {
 		resource.RefTenant: newNames([]named{{ID: 5, Name: "acme"}}),
 	}}
 	rec := func(typ string, id int, action, repr string) wireChange {
-		return wireChange{Type: typ, ObjectID: id, Action: choice{Value: action}, Repr: repr}
+		return wireChange{Type: typ, Changed: id, Action: choice{Value: action}, Repr: repr}
 	}
 	tests := []struct {
 		name    string
@@ -34,8 +34,8 @@ func TestSettle(t *testing.T) {
 		{"a tag created", []wireChange{rec("extras.tag", 7, "create", "new")},
 			map[string]map[string]bool{"extras.tag": {"7": false}}},
 		{"a tag renamed and renamed back", []wireChange{
-			{Type: "extras.tag", ID: 1, ObjectID: 5, Action: choice{Value: "update"}, Repr: "managed"},
-			{Type: "extras.tag", ID: 2, ObjectID: 5, Action: choice{Value: "update"}, Repr: "managed-by-ipsync"}},
+			{Type: "extras.tag", ID: 1, Changed: 5, Action: choice{Value: "update"}, Repr: "managed"},
+			{Type: "extras.tag", ID: 2, Changed: 5, Action: choice{Value: "update"}, Repr: "managed-by-ipsync"}},
 			map[string]map[string]bool{}},
 		{"a tenant edited, a tag renamed", []wireChange{rec("tenancy.tenant", 5, "update", "acme"), rec("extras.tag", 5, "update", "other")},
 			map[string]map[string]bool{"extras.tag": {"5": false}}},
@@ -47,7 +47,7 @@ func TestSettle(t *testing.T) {
 	c := &Client{cfg: Config{LocationScope: ScopeSite}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rr := rereader{last: &reading{m: &mapper{l: lk}}, lookups: c.lookupTypes()}
+			rr := &reading{c: c, m: &mapper{l: lk}}
 			ch := changelog.Changes{Objects: map[string]map[string]bool{}, Names: map[string]map[string]string{}}
 			for _, w := range tt.records { // oldest first: the last name stays
 				e := w.entry()

@@ -12,6 +12,7 @@ import (
 	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Option changes how a client is built.
@@ -25,17 +26,8 @@ func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h
 // sleep.
 func WithClock(clk clock.Clock) Option { return func(c *Client) { c.clock = clk } }
 
-// Progress learns how far long reads and writes have got, for a display
-// ("read netbox vlans", "write vlan").
-type Progress interface {
-	Expect(label string, total int)
-	Add(label string, n int)
-}
-
-type noProgress struct{}
-
-func (noProgress) Expect(string, int) {}
-func (noProgress) Add(string, int)    {}
+// Progress learns how far long reads and writes have got, for a display.
+type Progress = sot.Progress
 
 // WithProgress reports the progress of reads and writes to p.
 func WithProgress(p Progress) Option { return func(c *Client) { c.progress = p } }
@@ -68,7 +60,7 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{cfg: cfg, clock: clock.Real(), log: logger.With("component", "netbox", "host", base.Host),
-		progress: noProgress{}, own: map[resource.Key]int{}, holder: holderName()}
+		progress: sot.NoProgress{}, own: map[resource.Key]int{}, holder: holderName()}
 	for _, o := range opts {
 		o(c)
 	}

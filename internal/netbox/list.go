@@ -3,59 +3,39 @@ package netbox
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
 
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
-	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // kindsOf are the kinds s reads.
-func kindsOf(s scope.Scope) ([]resource.Kind, error) {
-	if len(s.Kinds) == 0 {
-		return netboxKinds(), nil
-	}
-	for _, k := range s.Kinds {
-		if _, ok := endpointOf(k); !ok {
-			return nil, fmt.Errorf("netbox holds no %s objects", k)
-		}
-	}
-	return s.Kinds, nil
-}
+func kindsOf(s scope.Scope) ([]resource.Kind, error) { return sot.KindsOf(s, "netbox") }
 
 // List reads every object in sc. It fails rather than return part of
 // what NetBox holds.
 func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, error) {
-	objs, _, err := c.list(ctx, sc)
+	objs, _, err := sot.List[int](ctx, dialect{c}, sc)
 	return objs, err
 }
 
-// list is List, also returning the reading, whose mapper has the lookups
-// and names the objects were read with.
-func (c *Client) list(ctx context.Context, sc scope.Scope) ([]resource.Object, *reading, error) {
+// Begin starts a read of sc with the lookups read now.
+func (d dialect) Begin(ctx context.Context, sc scope.Scope) (sot.Reader[int], error) {
 	kinds, err := kindsOf(sc)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	t := &httpapi.Tally{}
-	l, err := c.fetchLookups(ctx, t)
+	l, err := d.c.fetchLookups(ctx, &httpapi.Tally{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("read netbox: %w", err)
+		return nil, fmt.Errorf("read netbox: %w", err)
 	}
-	r := &reading{c: c, t: t, scope: sc, want: kinds, m: c.newMapper(l)}
-	if err := r.read(ctx); err != nil {
-		return nil, nil, fmt.Errorf("read netbox: %w", err)
-	}
-	objs, err := r.objects()
-	if err != nil {
-		return nil, nil, fmt.Errorf("read netbox: %w", err)
-	}
-	c.log.Debug("listed", "objects", len(objs), "requests", t.Reads())
-	return objs, r, nil
+	return &reading{c: d.c, t: &httpapi.Tally{}, scope: sc, want: kinds, m: d.c.newMapper(l)}, nil
 }
 
 // reading is one List in progress.
@@ -76,28 +56,53 @@ type reading struct {
 
 func (r *reading) wants(k resource.Kind) bool { return slices.Contains(r.want, k) }
 
+var _ sot.Reader[int] = (*reading)(nil)
+
+func (r *reading) Want() []resource.Kind { return r.want }
+
+func (r *reading) Names() sot.Names[int] {
+	return sot.Names[int]{Namespaces: r.m.vrfs, Groups: r.m.groups, VLANs: r.m.vlans}
+}
+
+func (r *reading) ParseID(id string) (int, bool) {
+	n, err := strconv.Atoi(id)
+	return n, err == nil
+}
+
+func (r *reading) RefNames() map[resource.Kind]map[string]bool { return r.m.l.names() }
+
+// Again is a read of want with r's lookups and names; a fork learns into
+// copies of the names.
+func (r *reading) Again(want []resource.Kind, fork bool) sot.Reader[int] {
+	m := r.m
+	if fork {
+		cp := *r.m
+		cp.vlans = maps.Clone(cp.vlans)
+		m = &cp
+	}
+	return &reading{c: r.c, t: &httpapi.Tally{}, scope: r.scope, want: want, m: m}
+}
+
+// VLANKeys reads the keys of the VLANs with the given ids.
+func (r *reading) VLANKeys(ctx context.Context, ids []int) (map[int]string, error) {
+	vs, err := byIDs[wireVLAN](ctx, r.c, "/api/ipam/vlans/", ids, url.Values{"fields": {"id,group,vid"}}, r.t)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]string, len(vs))
+	for _, v := range vs {
+		out[v.ID] = resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
+	}
+	return out, nil
+}
+
 func (r *reading) query(k resource.Kind) (string, url.Values) {
 	ep, _ := endpointOf(k)
 	return ep.path, url.Values{"fields": {ep.fields}}
 }
 
-// read sweeps the kinds in scope. VRFs and VLAN groups are always read
-// whole: they are few, and other objects are named by them.
-func (r *reading) read(ctx context.Context) error {
-	if err := r.readNamed(ctx); err != nil {
-		return err
-	}
-	if err := r.readKinds(ctx, r.want, changelog.Select{}); err != nil {
-		return err
-	}
-	return r.resolve(ctx)
-}
-
-// readNamed reads every VRF and VLAN group, and learns their names.
-func (r *reading) readNamed(ctx context.Context) error {
-	if err := r.sweepNamed(ctx, changelog.Select{}, []resource.Kind{resource.KindNamespace, resource.KindVLANGroup}); err != nil {
-		return err
-	}
+// LearnNamed takes the names of the VRFs and VLAN groups swept.
+func (r *reading) LearnNamed() {
 	r.m.vrfs, r.m.groups = make(map[int]string, len(r.vrfs)), make(map[int]string, len(r.groups))
 	for _, v := range r.vrfs {
 		r.m.vrfs[v.ID] = v.Name
@@ -107,42 +112,28 @@ func (r *reading) readNamed(ctx context.Context) error {
 		r.m.groups[g.ID] = g.Name
 		r.c.learn(resource.Key{Kind: resource.KindVLANGroup, Name: g.Name}, g.ID)
 	}
-	return nil
 }
 
-// sweepNamed reads the VRFs and VLAN groups among kinds that sel selects:
+// SweepNamed reads the VRFs and VLAN groups among kinds that sel selects:
 // every one for a whole read, those stamped since for the check of a view.
 // Either kind is read whole, not by the scope, as List reads it.
-func (r *reading) sweepNamed(ctx context.Context, sel changelog.Select, kinds []resource.Kind) error {
-	var tasks []func(context.Context) error
-	if slices.Contains(kinds, resource.KindNamespace) {
-		tasks = append(tasks, func(ctx context.Context) error {
+func (r *reading) SweepNamed(ctx context.Context, sel changelog.Select, kinds []resource.Kind) error {
+	return sot.Sweep(ctx, r.c.cfg.Concurrency, kinds, sel,
+		sot.Into(resource.KindNamespace, &r.vrfs, 0, func(ctx context.Context, extra url.Values) ([]wireVRF, error) {
 			p, q := r.query(resource.KindNamespace)
-			var err error
-			r.vrfs, err = changelog.Read(sel, resource.KindNamespace, 0, func(extra url.Values) ([]wireVRF, error) {
-				return sweep[wireVRF](ctx, r.c, p, httpapi.With(q, extra), r.t)
-			})
-			return err
-		})
-	}
-	if slices.Contains(kinds, resource.KindVLANGroup) {
-		tasks = append(tasks, func(ctx context.Context) error {
+			return sweep[wireVRF](ctx, r.c, p, httpapi.With(q, extra), r.t)
+		}),
+		sot.Into(resource.KindVLANGroup, &r.groups, 0, func(ctx context.Context, extra url.Values) ([]wireVLANGroup, error) {
 			p, q := r.query(resource.KindVLANGroup)
-			var err error
-			r.groups, err = changelog.Read(sel, resource.KindVLANGroup, 0, func(extra url.Values) ([]wireVLANGroup, error) {
-				return sweep[wireVLANGroup](ctx, r.c, p, httpapi.With(q, extra), r.t)
-			})
-			return err
-		})
-	}
-	return parallel.Run(ctx, r.c.cfg.Concurrency, tasks)
+			return sweep[wireVLANGroup](ctx, r.c, p, httpapi.With(q, extra), r.t)
+		}))
 }
 
-// readKinds sweeps the scope's VLANs, prefixes, IP addresses and ASNs
+// SweepKinds sweeps the scope's VLANs, prefixes, IP addresses and ASNs
 // among kinds, those sel selects (by id, a reread of changed ones; by
 // stamp, the check of a view),
 // through the same scope filters.
-func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, sel changelog.Select) error {
+func (r *reading) SweepKinds(ctx context.Context, kinds []resource.Kind, sel changelog.Select) error {
 	var vrfIDs, groupIDs, locIDs []string
 	for id, name := range r.m.vrfs {
 		if slices.Contains(r.scope.Namespaces, name) {
@@ -164,71 +155,45 @@ func (r *reading) readKinds(ctx context.Context, kinds []resource.Kind, sel chan
 			locIDs = append(locIDs, strconv.Itoa(id))
 		}
 	}
-	locFilter := r.c.cfg.LocationScope + "_id"
 
 	// A scope name that resolves to nothing matches nothing: NetBox
 	// answers 400 to a filter by an unknown id.
-	var tasks []func(context.Context) error
-	wants := func(k resource.Kind) bool { return slices.Contains(kinds, k) && sel.Wants(k) }
-	if wants(resource.KindVLAN) {
-		path, q := r.query(resource.KindVLAN)
-		if len(r.scope.VLANGroups) > 0 {
-			q["group_id"] = groupIDs
-		}
-		tasks = append(tasks, func(ctx context.Context) error {
-			var err error
-			r.vlans, err = changelog.Read(sel, resource.KindVLAN, idsPerRead, func(extra url.Values) ([]wireVLAN, error) {
-				return sweepScoped[wireVLAN](ctx, r, path, q, extra, len(r.scope.VLANGroups) > 0)
-			})
-			return err
-		})
+	vlans, prefixes, ips := url.Values{}, url.Values{}, url.Values{}
+	if len(r.scope.VLANGroups) > 0 {
+		vlans["group_id"] = groupIDs
 	}
-	if wants(resource.KindPrefix) {
-		path, q := r.query(resource.KindPrefix)
-		if len(r.scope.Namespaces) > 0 {
-			q["vrf_id"] = vrfIDs
-		}
-		if len(r.scope.Locations) > 0 {
-			q[locFilter] = locIDs
-		}
-		narrowed := len(r.scope.Namespaces) > 0 || len(r.scope.Locations) > 0
-		tasks = append(tasks, func(ctx context.Context) error {
-			var err error
-			r.prefixes, err = changelog.Read(sel, resource.KindPrefix, idsPerRead, func(extra url.Values) ([]wirePrefix, error) {
-				return sweepScoped[wirePrefix](ctx, r, path, q, extra, narrowed)
-			})
-			return err
-		})
+	if len(r.scope.Namespaces) > 0 {
+		prefixes["vrf_id"], ips["vrf_id"] = vrfIDs, vrfIDs
 	}
-	if wants(resource.KindIPAddress) {
-		path, q := r.query(resource.KindIPAddress)
-		if len(r.scope.Namespaces) > 0 {
-			q["vrf_id"] = vrfIDs
-		}
-		tasks = append(tasks, func(ctx context.Context) error {
-			var err error
-			r.ips, err = changelog.Read(sel, resource.KindIPAddress, idsPerRead, func(extra url.Values) ([]wireIP, error) {
-				return sweepScoped[wireIP](ctx, r, path, q, extra, len(r.scope.Namespaces) > 0)
-			})
-			return err
-		})
+	if len(r.scope.Locations) > 0 {
+		prefixes[r.c.cfg.LocationScope+"_id"] = locIDs
 	}
-	if wants(resource.KindASN) {
-		path, q := r.query(resource.KindASN)
-		tasks = append(tasks, func(ctx context.Context) error {
-			var err error
-			r.asns, err = changelog.Read(sel, resource.KindASN, idsPerRead, func(extra url.Values) ([]wireASN, error) {
-				return sweep[wireASN](ctx, r.c, path, httpapi.With(q, extra), r.t)
-			})
-			return err
-		})
+	scoped := func(k resource.Kind, filter url.Values) (string, url.Values, bool) {
+		path, fields := r.query(k)
+		return path, httpapi.With(fields, filter), len(filter) > 0
 	}
-	return parallel.Run(ctx, r.c.cfg.Concurrency, tasks)
+	return sot.Sweep(ctx, r.c.cfg.Concurrency, kinds, sel,
+		sot.Into(resource.KindVLAN, &r.vlans, sot.IDsPerRead, func(ctx context.Context, extra url.Values) ([]wireVLAN, error) {
+			path, q, narrowed := scoped(resource.KindVLAN, vlans)
+			return sweepScoped[wireVLAN](ctx, r, path, q, extra, narrowed)
+		}),
+		sot.Into(resource.KindPrefix, &r.prefixes, sot.IDsPerRead, func(ctx context.Context, extra url.Values) ([]wirePrefix, error) {
+			path, q, narrowed := scoped(resource.KindPrefix, prefixes)
+			return sweepScoped[wirePrefix](ctx, r, path, q, extra, narrowed)
+		}),
+		sot.Into(resource.KindIPAddress, &r.ips, sot.IDsPerRead, func(ctx context.Context, extra url.Values) ([]wireIP, error) {
+			path, q, narrowed := scoped(resource.KindIPAddress, ips)
+			return sweepScoped[wireIP](ctx, r, path, q, extra, narrowed)
+		}),
+		sot.Into(resource.KindASN, &r.asns, sot.IDsPerRead, func(ctx context.Context, extra url.Values) ([]wireASN, error) {
+			p, q := r.query(resource.KindASN)
+			return sweep[wireASN](ctx, r.c, p, httpapi.With(q, extra), r.t)
+		}))
 }
 
-// resolve fetches the VLANs that prefixes refer to when the VLAN sweep in
+// Resolve fetches the VLANs that prefixes refer to when the VLAN sweep in
 // scope did not include them.
-func (r *reading) resolve(ctx context.Context) error {
+func (r *reading) Resolve(ctx context.Context) error {
 	addVLANs := func(vs []wireVLAN) {
 		for _, v := range vs {
 			key := resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
@@ -253,62 +218,12 @@ func (r *reading) resolve(ctx context.Context) error {
 	return nil
 }
 
-func (r *reading) owned(o resource.Object) bool {
-	return r.scope.Owner != "" && o.Meta().Owner == r.scope.Owner
-}
-
-// objects maps what was read, keeping only what the scope asks for.
-func (r *reading) objects() ([]resource.Object, error) {
-	inLocations := func(l string) bool {
-		return len(r.scope.Locations) == 0 || slices.Contains(r.scope.Locations, l)
-	}
-	inNamespaces := func(n string) bool {
-		return len(r.scope.Namespaces) == 0 || slices.Contains(r.scope.Namespaces, n)
-	}
-	out := make([]resource.Object, 0, 1+len(r.vrfs)+len(r.groups)+len(r.vlans)+len(r.prefixes)+len(r.ips)+len(r.asns))
-	if r.wants(resource.KindNamespace) {
-		// The global table stands as a namespace nobody owns, so that
-		// references to it resolve as in Nautobot.
-		if inNamespaces(GlobalNamespace) && inLocations("") {
-			out = append(out, &resource.Namespace{Name: GlobalNamespace})
-		}
-		for _, v := range r.vrfs {
-			o := r.m.namespace(v)
-			if inNamespaces(v.Name) && inLocations("") || r.owned(o) {
-				out = append(out, o)
-			}
-		}
-	}
-	if r.wants(resource.KindVLANGroup) {
-		for _, w := range r.groups {
-			g, err := r.m.vlanGroup(w)
-			if err != nil {
-				return nil, err
-			}
-			if inLocations(g.Location) || r.owned(g) {
-				out = append(out, g)
-			}
-		}
-	}
-	for _, w := range r.vlans {
-		out = append(out, r.m.vlan(w))
-	}
-	for _, w := range r.prefixes {
-		p, err := r.m.prefix(w)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	for _, w := range r.ips {
-		ip, err := r.m.ip(w)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ip)
-	}
-	for _, w := range r.asns {
-		out = append(out, r.m.asn(w))
-	}
-	return out, nil
+func (r *reading) Objects() ([]resource.Object, error) {
+	// The global table stands as a namespace nobody owns, so that
+	// references to it resolve as in Nautobot.
+	global := []wireVRF{{Name: GlobalNamespace}}
+	return sot.Objects(r.scope, r.want, 1+len(r.vrfs)+len(r.groups)+len(r.vlans)+len(r.prefixes)+len(r.ips)+len(r.asns),
+		sot.MapEach(global, func(v wireVRF) *resource.Namespace { return &resource.Namespace{Name: v.Name} }),
+		sot.MapEach(r.vrfs, r.m.namespace), sot.Map(r.groups, r.m.vlanGroup), sot.MapEach(r.vlans, r.m.vlan),
+		sot.Map(r.prefixes, r.m.prefix), sot.Map(r.ips, r.m.ip), sot.MapEach(r.asns, r.m.asn))
 }

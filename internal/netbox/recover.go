@@ -26,7 +26,7 @@ type wireKey struct {
 	CustomFields map[string]any `json:"custom_fields"`
 }
 
-func (w *wireKey) objectID() int { return w.ID }
+func (w *wireKey) ObjectID() int { return w.ID }
 
 // keyFilter is, per kind, the filter that narrows a search by natural key,
 // the fields to read, and the key of a read object or of a create's body

@@ -1,16 +1,16 @@
 package netbox
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 
-	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // savedNames are the names a follower's view was read with, as a resumed
@@ -25,11 +25,9 @@ type savedNames struct {
 	VLANs    map[int]string            `json:"vlans"`
 }
 
-var _ changelog.Adapter = followed{}
-
-// Names saves what rr reads with.
-func (rr rereader) Names() ([]byte, error) {
-	m := rr.last.m
+// Save is what r reads with, as Restore takes it back.
+func (r *reading) Save() ([]byte, error) {
+	m := r.m
 	s := savedNames{Refs: map[resource.Kind][]named{}, Statuses: m.l.statuses, IPRoles: m.l.ipRoles, VRFs: m.vrfs, Groups: m.groups, VLANs: m.vlans}
 	for k, n := range m.l.refs {
 		s.Refs[k] = slices.SortedFunc(maps.Values(n.byID), func(a, b named) int { return a.ID - b.ID })
@@ -40,16 +38,16 @@ func (rr rereader) Names() ([]byte, error) {
 // Restore makes the reading Names saved the target's last whole read
 // again, as ReadWhole would have, and learns the ids of the objects of
 // objs (the view) that writes name.
-func (f followed) Restore(_ context.Context, b []byte, objs []resource.Object) (changelog.Rereader, error) {
+func (d dialect) Restore(sc scope.Scope, b []byte, objs []resource.Object) (sot.Reader[int], error) {
 	var s savedNames
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("saved names: %w", err)
 	}
-	kinds, err := kindsOf(f.t.scope)
+	kinds, err := kindsOf(sc)
 	if err != nil {
 		return nil, err
 	}
-	c := f.t.c
+	c := d.c
 	l := &lookups{refs: map[resource.Kind]names{}, statuses: s.Statuses, ipRoles: s.IPRoles}
 	for k, objs := range s.Refs {
 		l.refs[k] = newNames(objs)
@@ -59,7 +57,6 @@ func (f followed) Restore(_ context.Context, b []byte, objs []resource.Object) (
 	for _, into := range []struct{ to, from map[int]string }{{m.vrfs, s.VRFs}, {m.groups, s.Groups}, {m.vlans, s.VLANs}} {
 		maps.Copy(into.to, into.from)
 	}
-	r := &reading{c: c, t: &httpapi.Tally{}, scope: f.t.scope, want: kinds, m: m}
 	for _, o := range objs {
 		switch o.Key().Kind {
 		case resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN: // what a read learns
@@ -68,8 +65,5 @@ func (f followed) Restore(_ context.Context, b []byte, objs []resource.Object) (
 			}
 		}
 	}
-	f.t.mu.Lock()
-	f.t.listed, f.t.whole = l, r
-	f.t.mu.Unlock()
-	return rereader{last: r, lookups: f.lookups}, nil
+	return &reading{c: c, t: &httpapi.Tally{}, scope: sc, want: kinds, m: m}, nil
 }

@@ -36,7 +36,7 @@ type base struct {
 	CustomFields map[string]json.RawMessage `json:"custom_fields"`
 }
 
-func (b *base) objectID() int { return b.ID }
+func (b *base) ObjectID() int { return b.ID }
 
 // baseFields are the fields of base, for ?fields=.
 const baseFields = "id,last_updated,tags,custom_fields"
@@ -49,7 +49,7 @@ type named struct {
 	ObjectTypes []string `json:"object_types"` // tags
 }
 
-func (n *named) objectID() int { return n.ID }
+func (n *named) ObjectID() int { return n.ID }
 
 type wireVRF struct {
 	base
@@ -120,7 +120,7 @@ type wireCustomField struct {
 	ObjectTypes []string `json:"object_types"`
 }
 
-func (f *wireCustomField) objectID() int { return f.ID }
+func (f *wireCustomField) ObjectID() int { return f.ID }
 
 // endpoint is where the objects of one kind live, and the fields a read
 // asks for: only those ipsync compares.
@@ -147,12 +147,6 @@ func endpointOf(k resource.Kind) (endpoint, bool) {
 		return endpoint{"/api/ipam/asns/", "ipam.asn", f("asn", "rir", "tenant", "description")}, true
 	}
 	return endpoint{}, false
-}
-
-// netboxKinds are the kinds NetBox holds, in dependency order.
-func netboxKinds() []resource.Kind {
-	return []resource.Kind{resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN,
-		resource.KindPrefix, resource.KindIPAddress, resource.KindASN}
 }
 
 // Paths of the kinds NetBox owns and of other endpoints ipsync uses.

@@ -1,0 +1,82 @@
+package sot
+
+import (
+	"cmp"
+	"context"
+
+	"github.com/ipsync/ipsync/internal/changelog"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
+// Names are what a read knows the objects others are named by as, by the
+// server's ids: namespaces (NetBox's VRFs) and VLAN groups by name, VLANs
+// by key. Prefixes name VLANs, VLANs name groups, and objects keyed in a
+// namespace name it by id; an object read again later is named with the
+// names of the read it updates.
+type Names[ID comparable] struct {
+	Namespaces, Groups, VLANs map[ID]string
+}
+
+// Reader is a dialect's side of one read of a scope: it sweeps in its
+// wire format, through its endpoints and filters, and maps what it read
+// to resource objects. The engine drives it: whole reads, rereads by id
+// and reads by stamp go the same way on every server.
+type Reader[ID cmp.Ordered] interface {
+	// Want are the kinds the read returns.
+	Want() []resource.Kind
+	// SweepNamed reads the namespaces and VLAN groups among kinds that
+	// sel selects, whole: not by the scope, as every read reads them.
+	SweepNamed(ctx context.Context, sel changelog.Select, kinds []resource.Kind) error
+	// LearnNamed takes the names of the namespaces and groups swept.
+	LearnNamed()
+	// SweepKinds reads the scope's VLANs, prefixes, IP addresses and ASNs
+	// among kinds that sel selects, through the scope's filters.
+	SweepKinds(ctx context.Context, kinds []resource.Kind, sel changelog.Select) error
+	// Resolve reads what the objects swept refer to that the sweeps did
+	// not include (a prefix's VLAN outside the scope).
+	Resolve(ctx context.Context) error
+	// Objects maps what was swept, keeping what the scope asks for.
+	Objects() ([]resource.Object, error)
+	// Names are the read's names; the engine may add to them.
+	Names() Names[ID]
+	// VLANKeys reads the keys of the VLANs with the given ids; gone ones
+	// are left out.
+	VLANKeys(ctx context.Context, ids []ID) (map[ID]string, error)
+	// Again is a new read of the same scope's kinds want, with this
+	// read's lookups and names; a fork learns into copies of the names.
+	Again(want []resource.Kind, fork bool) Reader[ID]
+	// ParseID is the id of a change log's object id.
+	ParseID(string) (ID, bool)
+	// RefNames are the names of the lookups the read was made with, for
+	// the plan's reference check (reconcile's Names).
+	RefNames() map[resource.Kind]map[string]bool
+	// Settle takes out of ch the changes of lookups that leave every
+	// object reading as before (changelog.Settler).
+	Settle(ctx context.Context, ch changelog.Changes) error
+	// Save is the lookups and names of the read, as Dialect.Restore takes
+	// them back.
+	Save() ([]byte, error)
+}
+
+// read reads r's scope whole.
+func read[ID cmp.Ordered](ctx context.Context, r Reader[ID]) ([]resource.Object, error) {
+	if err := readNamed(ctx, r); err != nil {
+		return nil, err
+	}
+	if err := r.SweepKinds(ctx, r.Want(), changelog.Select{}); err != nil {
+		return nil, err
+	}
+	if err := r.Resolve(ctx); err != nil {
+		return nil, err
+	}
+	return r.Objects()
+}
+
+// readNamed reads every namespace and VLAN group, and learns their names.
+func readNamed[ID cmp.Ordered](ctx context.Context, r Reader[ID]) error {
+	if err := r.SweepNamed(ctx, changelog.Select{}, []resource.Kind{resource.KindNamespace, resource.KindVLANGroup}); err != nil {
+		return err
+	}
+	r.LearnNamed()
+	return nil
+}
