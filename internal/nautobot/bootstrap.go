@@ -2,12 +2,10 @@ package nautobot
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -21,30 +19,23 @@ import (
 // what it created or extended, e.g. `tag "managed-by-ipsync"`; a second
 // run returns nothing.
 func (c *Client) Bootstrap(ctx context.Context) ([]string, error) {
-	return c.bootstrap(ctx, true)
+	return sot.Bootstrap(ctx, bootstrapper{c}, "Nautobot", true)
 }
 
 // BootstrapPlan returns what Bootstrap would create or extend, writing
 // nothing.
 func (c *Client) BootstrapPlan(ctx context.Context) ([]string, error) {
-	return c.bootstrap(ctx, false)
+	return sot.Bootstrap(ctx, bootstrapper{c}, "Nautobot", false)
 }
 
-// marker is one object the marker needs. It is found by listing path
-// with lookup and keeping the one whose keyField (a tag's name, a custom
-// field's key) is exactly name: a lookup narrows, it never decides.
-// Custom fields have no key filter in any Nautobot version (strict
-// filtering answers 400 to one), so they are listed whole; there are few.
-type marker struct {
-	path, what, name string
-	lookup           url.Values
-	keyField         string
-	create           map[string]any
-	wantType         string // a custom field's type
-	cts              []string
-}
+// bootstrapper finds the marker's objects: a tag by its name, custom
+// fields listed whole and matched by key. Custom fields have no key
+// filter in any Nautobot version (strict filtering answers 400 to one);
+// there are few.
+type bootstrapper struct{ c *Client }
 
-func (c *Client) markers(ctx context.Context, t *httpapi.Tally) ([]marker, error) {
+func (b bootstrapper) Markers(ctx context.Context, t *httpapi.Tally) ([]sot.Marker, error) {
+	c := b.c
 	var cts []string
 	for _, k := range sot.Kinds() {
 		ep, _ := endpointOf(k)
@@ -59,103 +50,56 @@ func (c *Client) markers(ctx context.Context, t *httpapi.Tally) ([]marker, error
 		}
 		cts = append(cts, ep.ct)
 	}
-	return []marker{
-		{pathTags, "tag", c.cfg.Tag, url.Values{"name": {c.cfg.Tag}}, "name",
-			map[string]any{"name": c.cfg.Tag, "color": "00bcd4", "description": "Managed by ipsync; do not edit by hand."}, "", cts},
-		{pathCustomFields, "custom field", c.cfg.OwnerField, nil, "key",
-			map[string]any{"key": c.cfg.OwnerField, "label": "ipsync owner", "type": "text", "filter_logic": "exact",
-				"description": "The ipsync owner (static:<spec> or neutron:<site>) of this object."}, "text", cts},
-		{pathCustomFields, "custom field", c.cfg.VNIField, nil, "key",
-			map[string]any{"key": c.cfg.VNIField, "label": "VNI", "type": "integer", "filter_logic": "exact",
-				"description": "VXLAN/Geneve segment id of the prefix's network."}, "integer", []string{"ipam.prefix"}},
+	return []sot.Marker{
+		{What: "tag", Name: c.cfg.Tag, Path: pathTags, Types: cts,
+			Create: map[string]any{"name": c.cfg.Tag, "color": "00bcd4", "description": "Managed by ipsync; do not edit by hand."}},
+		{What: "custom field", Name: c.cfg.OwnerField, Path: pathCustomFields, Type: "text", Types: cts, Owner: true,
+			Create: map[string]any{"key": c.cfg.OwnerField, "label": "ipsync owner", "type": "text", "filter_logic": "exact",
+				"description": "The ipsync owner (static:<spec> or neutron:<site>) of this object."}},
+		{What: "custom field", Name: c.cfg.VNIField, Path: pathCustomFields, Type: "integer", Types: []string{"ipam.prefix"},
+			Create: map[string]any{"key": c.cfg.VNIField, "label": "VNI", "type": "integer", "filter_logic": "exact",
+				"description": "VXLAN/Geneve segment id of the prefix's network."}},
 	}, nil
 }
 
-func (c *Client) bootstrap(ctx context.Context, commit bool) ([]string, error) {
-	t := &httpapi.Tally{}
-	ms, err := c.markers(ctx, t)
-	if err != nil {
-		return nil, fmt.Errorf("bootstrap: %w", err)
+func (b bootstrapper) Find(ctx context.Context, t *httpapi.Tally, m sot.Marker) (sot.Found, bool, error) {
+	var lookup url.Values
+	if m.Path == pathTags {
+		lookup = url.Values{"name": {m.Name}}
 	}
-	var done []string
-	for _, m := range ms {
-		what, err := c.ensure(ctx, t, m, commit)
-		if err != nil {
-			return done, fmt.Errorf("bootstrap %s %q: %w", m.what, m.name, err)
-		}
-		if what != "" {
-			done = append(done, what)
-		}
-	}
-	return done, nil
-}
-
-// ensure creates m if the lookup finds none, or adds content types it
-// lacks, and says which; with commit false it only says.
-func (c *Client) ensure(ctx context.Context, t *httpapi.Tally, m marker, commit bool) (string, error) {
-	got, err := sweep[wireMarker](ctx, c, m.path, m.lookup, t)
+	got, err := sweep[wireMarker](ctx, b.c, m.Path, lookup, t)
 	if err != nil {
-		return "", err
+		return sot.Found{}, false, err
 	}
 	i := slices.IndexFunc(got, func(e wireMarker) bool {
-		if m.keyField == "key" {
-			return e.Key == m.name
+		if m.Path == pathCustomFields {
+			return e.Key == m.Name
 		}
-		return e.Name == m.name
+		return e.Name == m.Name
 	})
 	if i < 0 {
-		m.create["content_types"] = m.cts
-		what := fmt.Sprintf("%s %q", m.what, m.name)
-		if !commit {
-			return what, nil
-		}
-		return what, c.write(ctx, t, http.MethodPost, m.path, m.create)
+		return sot.Found{}, false, nil
 	}
 	e := got[i]
-	if m.wantType != "" && (e.Type == nil || e.Type.Value != m.wantType) {
-		return "", fmt.Errorf("exists with another type than %s; fix it in Nautobot", m.wantType)
-	}
-	if m.name == c.cfg.OwnerField && m.path == pathCustomFields && e.FilterLogic != nil {
-		if err := c.ownerMarker().ExactOwner("Nautobot", e.FilterLogic.Value); err != nil {
-			return "", err
-		}
-	}
-	union := slices.Clone(e.ContentTypes)
-	var added []string
-	for _, ct := range m.cts {
-		if !slices.Contains(union, ct) {
-			union = append(union, ct)
-			added = append(added, ct)
-		}
-	}
-	if len(added) == 0 {
-		return "", nil
-	}
-	what := fmt.Sprintf("content types %s of %s %q", strings.Join(added, ", "), m.what, m.name)
-	if !commit {
-		return what, nil
-	}
-	return what, c.write(ctx, t, http.MethodPatch, m.path+e.ID+"/", map[string]any{"content_types": union})
+	return sot.Found{ID: e.ID, Type: e.Type.value(), FilterLogic: e.FilterLogic.value(), Types: e.ContentTypes}, true, nil
 }
 
-// write sends one small write that must succeed. Bootstrap's writes are
-// idempotent by the lookup before them, so retrying them is safe.
-func (c *Client) write(ctx context.Context, t *httpapi.Tally, method, path string, body map[string]any) error {
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	r := httpapi.Request{Method: method, Path: path, Tally: t,
-		Body: func(context.Context, int, bool) ([]byte, bool, error) { return raw, false, nil }}
-	resp, err := c.do(ctx, r)
-	if err != nil {
-		return err
-	}
-	if resp.Status >= 300 {
-		return r.Error(resp)
-	}
-	return nil
+func (b bootstrapper) Create(ctx context.Context, t *httpapi.Tally, m sot.Marker, types []string) error {
+	return sot.Write(ctx, b.c.do, t, http.MethodPost, m.Path, withTypes(m.Create, types), nil)
 }
+
+func (b bootstrapper) Extend(ctx context.Context, t *httpapi.Tally, m sot.Marker, f sot.Found, types []string) error {
+	return sot.Write(ctx, b.c.do, t, http.MethodPatch, m.Path+f.ID+"/", map[string]any{"content_types": types}, nil)
+}
+
+func withTypes(create map[string]any, types []string) map[string]any {
+	b := maps.Clone(create)
+	b["content_types"] = types
+	return b
+}
+
+func (bootstrapper) TypesName() string       { return "content types" }
+func (bootstrapper) AnyType(sot.Marker) bool { return false }
 
 // hasBGP reports whether the nautobot-bgp-models plugin is installed.
 func (c *Client) hasBGP(ctx context.Context, t *httpapi.Tally) (bool, error) {

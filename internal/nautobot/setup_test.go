@@ -15,6 +15,7 @@ import (
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 func TestBootstrapIsIdempotent(t *testing.T) {
@@ -67,7 +68,7 @@ func TestBootstrapAddsMissingContentTypes(t *testing.T) {
 
 func bootstrapAddsMissingContentTypes(t *testing.T, srv *nbtest.Server) {
 	e := newEnvOn(t, srv, nil, true)
-	if err := e.c.write(context.Background(), &httpapi.Tally{}, "POST", pathTags, map[string]any{"name": "managed-by-ipsync", "content_types": []string{"ipam.vlan"}}); err != nil {
+	if err := sot.Write(context.Background(), e.c.do, &httpapi.Tally{}, "POST", pathTags, map[string]any{"name": "managed-by-ipsync", "content_types": []string{"ipam.vlan"}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := e.c.Bootstrap(context.Background())
@@ -208,7 +209,7 @@ func stripTags(t *testing.T, e *env, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.write(context.Background(), &httpapi.Tally{}, "PATCH", "/api/ipam/namespaces/"+id+"/", map[string]any{"tags": []any{}}); err != nil {
+	if err := sot.Write(context.Background(), c.do, &httpapi.Tally{}, "PATCH", "/api/ipam/namespaces/"+id+"/", map[string]any{"tags": []any{}}, nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -73,6 +73,14 @@ type choiceValue struct {
 	Value string `json:"value"`
 }
 
+// value is v's value, "" when there is none.
+func (v *choiceValue) value() string {
+	if v == nil {
+		return ""
+	}
+	return v.Value
+}
+
 type wirePrefix struct {
 	base
 	Prefix      string       `json:"prefix"`
