@@ -28,6 +28,9 @@ type Options struct {
 	// server checks under a row lock: the engine reads no owners before
 	// them (see confirm.go).
 	Precondition bool
+	// Concurrency is how many batches of IP addresses or VLANs are sent
+	// at once; other kinds go one batch at a time.
+	Concurrency int
 	// Tally, when set, counts the Apply's requests into its Result.
 	Tally    *httpapi.Tally
 	Progress Progress
@@ -81,10 +84,8 @@ func Apply[B any](ctx context.Context, w Writer[B], changes []plan.Change, opt O
 	if len(writes) == 0 {
 		return res, nil
 	}
-	if p, ok := w.(Preflighter); ok {
-		if err := p.Preflight(ctx, writes); err != nil {
-			return res, err
-		}
+	if err := w.Preflight(ctx, writes); err != nil {
+		return res, err
 	}
 	r := &run[B]{w: w, opt: opt, res: &res, failed: map[resource.Key]bool{}, parents: newParents(writes)}
 	if err := r.interim(ctx, writes); err != nil {
@@ -188,7 +189,7 @@ func (r *run[B]) batches(ctx context.Context, b Batch[B]) error {
 				return nil
 			}
 			rep := &Report[B]{r: r}
-			if _, ok := r.w.(Claimer[B]); ok && part.Op == Create {
+			if part.Op == Create {
 				rep.held = &held[B]{}
 			}
 			part, err := r.confirm(ctx, part, rep)
@@ -222,9 +223,15 @@ func (r *run[B]) release(rep *Report[B]) {
 	}
 }
 
+// writers is how many batches of kind k may run at once. A server
+// spends most of a bulk write in Python, one worker per request, so
+// batches sent together finish several times sooner than one after the
+// other. Only IP addresses and VLANs go together: neither refers to
+// another object of its kind, while a prefix's create or delete
+// re-parents the prefixes around it, which concurrent batches would race.
 func (r *run[B]) writers(k resource.Kind) int {
-	if c, ok := r.w.(Concurrent); ok {
-		return max(1, c.Writers(k))
+	if k == resource.KindIPAddress || k == resource.KindVLAN {
+		return max(1, r.opt.Concurrency)
 	}
 	return 1
 }

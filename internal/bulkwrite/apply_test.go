@@ -18,7 +18,6 @@ import (
 type behaviour struct {
 	refuse   map[string]bool // keys "kind name" it refuses
 	down     int             // the batch from which it cannot be reached; 0 for never
-	writers  int
 	preflErr error
 	// now are owners changed since the plan, by id; gone ids are deleted.
 	now  map[string]resource.Owner
@@ -119,7 +118,12 @@ func (s *store) Write(_ context.Context, b Batch[string], rep *Report[string]) e
 	return nil
 }
 
-func (s *store) Writers(resource.Kind) int { return max(1, s.writers) }
+// A store claims no key: its creates are never refused as clashes.
+func (s *store) Claimed(context.Context, resource.Kind, []Item[string]) (map[int]string, error) {
+	return nil, nil
+}
+func (s *store) AsUpdate(it Item[string], id string) Item[string] { it.ID = id; return it }
+func (s *store) Unguarded(Item[string]) bool                      { return false }
 
 func (s *store) Learned(ch *plan.Change, id string) {
 	s.mu.Lock()
@@ -370,12 +374,12 @@ func TestApplyCounts(t *testing.T) {
 func TestApplyWriters(t *testing.T) {
 	for _, writers := range []int{1, 3} {
 		t.Run(fmt.Sprint(writers), func(t *testing.T) {
-			s := &store{behaviour: behaviour{writers: writers}}
+			s := &store{}
 			var changes []plan.Change
 			for vid := range uint16(40) {
 				changes = append(changes, create(vlan("g", vid+1)))
 			}
-			if _, err := Apply(context.Background(), s, changes, Options{BatchSize: 2}); err != nil {
+			if _, err := Apply(context.Background(), s, changes, Options{BatchSize: 2, Concurrency: writers}); err != nil {
 				t.Fatal(err)
 			}
 			if len(s.batches) != 20 || s.maxIn > writers {

@@ -9,7 +9,7 @@ import (
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
-// Claimer is implemented by a Writer that can find who holds the keys of
+// Claimer is the part of a Writer that finds who holds the keys of
 // creates the server refused. A create is refused as a clash when an
 // object already holds its key; when that object carries the marker of
 // the create's own owner, it is this owner's write from an earlier run
@@ -75,14 +75,13 @@ func (r *run[B]) claim(ctx context.Context, k resource.Kind, h *held[B]) error {
 // unique, and an object of their owner holds, as updates of it, and
 // returns the rest of b to create.
 func (r *run[B]) preclaim(ctx context.Context, b Batch[B]) (Batch[B], error) {
-	c, ok := r.w.(Claimer[B])
-	if !ok || b.Op != Create {
+	if b.Op != Create {
 		return b, nil
 	}
 	var unguarded []Item[B]
 	var rest []Item[B]
 	for _, it := range b.Items {
-		if c.Unguarded(it) {
+		if r.w.Unguarded(it) {
 			unguarded = append(unguarded, it)
 		} else {
 			rest = append(rest, it)

@@ -1,5 +1,10 @@
 package bulkwrite
 
+import (
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/resource"
+)
+
 // Report takes a batch's outcomes from the Writer. It is safe for
 // concurrent use: batches of a kind may run at once.
 type Report[B any] struct {
@@ -25,9 +30,7 @@ func (p *Report[B]) Done(items ...Item[B]) {
 			r.opt.Progress.Add("write "+string(ch.Key.Kind), 1)
 		}
 		r.parents.created(ch)
-		if l, ok := r.w.(Learner); ok {
-			l.Learned(ch, it.ID)
-		}
+		r.w.Learned(ch, it.ID)
 	}
 }
 
@@ -40,4 +43,23 @@ func (p *Report[B]) Failed(it Item[B], msg string) {
 		return
 	}
 	p.r.fail(it.Change, msg)
+}
+
+// Remember keeps, through learn and forget, the id of a written object
+// that later writes refer to (a namespace, VLAN group or VLAN), and
+// forgets those deleted or renumbered.
+func Remember(ch *plan.Change, id string, learn func(resource.Key, string), forget func(resource.Key)) {
+	switch ch.Key.Kind {
+	case resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN:
+	default:
+		return
+	}
+	if ch.Action == plan.Delete {
+		forget(ch.Key)
+		return
+	}
+	if cur := ch.Current; cur != nil && cur.Key() != ch.Key {
+		forget(cur.Key()) // renumbered: the id answers to the new key only
+	}
+	learn(ch.Key, id)
 }

@@ -84,26 +84,12 @@ type Writer[B any] interface {
 	// the map no longer exists. The engine asks before every batch that
 	// changes or deletes existing objects (see confirm.go).
 	Owners(ctx context.Context, k resource.Kind, ids []string) (map[string]resource.Owner, error)
-}
-
-// Concurrent is implemented by a Writer whose server takes several
-// batches of a kind at once.
-type Concurrent interface {
-	// Writers is how many batches of kind k may run at once.
-	Writers(k resource.Kind) int
-}
-
-// Learner is implemented by a Writer that remembers the ids of what it
-// wrote, to refer to them in later writes.
-type Learner interface {
-	// Learned is called for each change written, with the id the item
-	// was reported done with.
-	Learned(ch *plan.Change, id string)
-}
-
-// Preflighter is implemented by a Writer that checks, before the first
-// write, that the server is ready for the writes (the owner marker
-// exists for the kinds written). An error stops the Apply unwritten.
-type Preflighter interface {
+	// Preflight checks, before the first write, that the server is ready
+	// for the writes (the owner marker exists for the kinds written). An
+	// error stops the Apply unwritten.
 	Preflight(ctx context.Context, writes []*plan.Change) error
+	// Learned is called for each change written, with the id the item
+	// was reported done with (see Remember).
+	Learned(ch *plan.Change, id string)
+	Claimer[B]
 }

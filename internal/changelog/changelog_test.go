@@ -180,6 +180,9 @@ func (m *memTarget) Reread(_ context.Context, ids map[resource.Kind][]string) ([
 
 func (m *memTarget) Names() ([]byte, error) { return []byte(`{"names":"as read"}`), nil }
 
+// A memory target has no lookups: nothing to settle.
+func (m *memTarget) Settle(context.Context, Changes) error { return nil }
+
 func (m *memTarget) Changed(_ context.Context, since map[resource.Kind]time.Time) ([]resource.Object, error) {
 	var out []resource.Object
 	for _, o := range m.objs {

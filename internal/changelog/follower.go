@@ -20,12 +20,10 @@ type Adapter interface {
 	// Names saved and the objects of the view, as if it had just read
 	// them, without reading anything.
 	Restore(ctx context.Context, names []byte, objs []resource.Object) (Rereader, error)
-}
-
-// Reuser is an Adapter told when Refresh hands out the objects of its last
-// whole read again, brought up to date: a target whose plans check the
-// names its objects were read with (Names after List) keeps that read's.
-type Reuser interface {
+	// Reused is told when Refresh hands out the objects of its last
+	// whole read again, brought up to date: a target whose plans check
+	// the names its objects were read with (Names after List) keeps that
+	// read's.
 	Reused()
 }
 
@@ -100,10 +98,8 @@ func (f *Follower) refresh(ctx context.Context, check bool) ([]resource.Object, 
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	if s, ok := f.rr.(Settler); ok {
-		if err := s.Settle(ctx, ch); err != nil {
-			return nil, Stats{}, fmt.Errorf("read changed lookups again: %w", err)
-		}
+	if err := f.rr.Settle(ctx, ch); err != nil {
+		return nil, Stats{}, fmt.Errorf("read changed lookups again: %w", err)
 	}
 	st, err := f.view.Update(ctx, ch, f.kinds, f.rr)
 	if err != nil {
@@ -117,9 +113,7 @@ func (f *Follower) refresh(ctx context.Context, check bool) ([]resource.Object, 
 		st.Reread, st.Read, st.Gone = st.Reread+checked.Reread, st.Read+checked.Read, st.Gone+checked.Gone
 		st.Checked, st.Missed = checked.Checked, checked.Missed
 	}
-	if r, ok := f.adapter.(Reuser); ok {
-		r.Reused()
-	}
+	f.adapter.Reused()
 	f.cursor = c
 	return f.view.Objects(), st, nil
 }

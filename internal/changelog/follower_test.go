@@ -34,6 +34,8 @@ func (m *memAdapter) Restore(_ context.Context, names []byte, _ []resource.Objec
 	return &memTarget{objs: m.objs, asked: map[resource.Kind][]string{}}, nil
 }
 
+func (m *memAdapter) Reused() {}
+
 func TestFollowerSweep(t *testing.T) {
 	kinds := map[string]resource.Kind{"ipam.vlan": resource.KindVLAN}
 	n := 0

@@ -26,16 +26,14 @@ type Rereader interface {
 	// Names are the names and lookups of the whole read the Rereader
 	// reads with, as its adapter's Restore takes them back.
 	Names() ([]byte, error)
-}
-
-// Settler is a Rereader that can take out of Changes the changes of
-// lookups (types the view does not hold) that leave every object reading
-// as before: objects name a tag or a role by name, so a change that keeps
-// the name changes none of them. A plan also checks where a lookup may be
-// used (a status's content types), which the log does not tell: Settle
-// reads such lookups again and gives the plan what it read, so that a
-// refusal the operator fixed in the target is not repeated.
-type Settler interface {
+	// Settle takes out of Changes the changes of lookups (types the view
+	// does not hold) that leave every object reading as before: objects
+	// name a tag or a role by name, so a change that keeps the name
+	// changes none of them. A plan also checks where a lookup may be
+	// used (a status's content types), which the log does not tell:
+	// Settle reads such lookups again and gives the plan what it read,
+	// so that a refusal the operator fixed in the target is not
+	// repeated.
 	Settle(ctx context.Context, ch Changes) error
 }
 

@@ -68,6 +68,13 @@ func (s *Store) Server() string { return "the in-memory target" }
 // AsStored is o: the store keeps what it is given.
 func (s *Store) AsStored(o resource.Object) resource.Object { return o }
 
+// Names is nil: the store owns none of the kinds objects refer to, so
+// their references are not checked.
+func (s *Store) Names(context.Context) (map[resource.Kind]map[string]bool, error) { return nil, nil }
+
+// Check accepts every object: the store holds any kind and field.
+func (s *Store) Check(resource.Object) error { return nil }
+
 // Apply performs the writing changes and returns how many it wrote. Like a
 // real target it refuses to create what exists and to change what is gone.
 func (s *Store) Apply(_ context.Context, changes []plan.Change) (int, error) {

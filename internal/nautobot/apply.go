@@ -44,7 +44,7 @@ type applier struct {
 func (c *Client) Apply(ctx context.Context, changes []plan.Change) (ApplyResult, error) {
 	a := &applier{c: c, t: &httpapi.Tally{}}
 	return bulkwrite.Apply(ctx, a, changes, bulkwrite.Options{
-		BatchSize: c.cfg.BatchSize, Server: "nautobot", Tally: a.t, Progress: c.progress, Log: c.log})
+		BatchSize: c.cfg.BatchSize, Concurrency: c.cfg.Concurrency, Server: "nautobot", Tally: a.t, Progress: c.progress, Log: c.log})
 }
 
 // bulkMethod is the bulk write method of an engine op.
@@ -71,19 +71,6 @@ func (a *applier) Write(ctx context.Context, b bulkwrite.Batch[map[string]any], 
 		return err
 	}
 	return a.syncLocations(ctx, rep, method, done)
-}
-
-// Writers is how many bulk writes of kind k may run at once. Nautobot
-// spends most of a bulk write in Python, one worker per request, so
-// batches sent together finish several times sooner than one after the
-// other. Only IP addresses and VLANs go together: neither refers to
-// another object of its kind, while a prefix's create or delete
-// re-parents the prefixes around it, which concurrent batches would race.
-func (a *applier) Writers(k resource.Kind) int {
-	if k == resource.KindIPAddress || k == resource.KindVLAN {
-		return a.c.cfg.Concurrency
-	}
-	return 1
 }
 
 // Item builds the request object of one change.
@@ -141,19 +128,7 @@ func (a *applier) Interim(ch *plan.Change) (item, error) {
 // Learned remembers the ids of ipsync's own kinds that others refer to,
 // and forgets those deleted or renumbered.
 func (a *applier) Learned(ch *plan.Change, id string) {
-	if !slices.Contains([]resource.Kind{resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN}, ch.Key.Kind) {
-		return
-	}
-	switch cur := ch.Current; {
-	case ch.Action == plan.Delete:
-		a.c.forget(ch.Key)
-	case cur != nil && cur.Key() != ch.Key:
-		// Renumbered: the id answers to the new key only.
-		a.c.forget(cur.Key())
-		a.c.learn(ch.Key, id)
-	default:
-		a.c.learn(ch.Key, id)
-	}
+	bulkwrite.Remember(ch, id, a.c.learn, a.c.forget)
 }
 
 // Preflight checks, before the first write, that the marker exists where

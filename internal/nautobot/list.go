@@ -77,8 +77,8 @@ var _ sot.Reader[string] = (*reading)(nil)
 
 func (r *reading) Want() []resource.Kind { return r.want }
 
-func (r *reading) Names() sot.Names[string] {
-	return sot.Names[string]{Namespaces: r.m.namespaces, Groups: r.m.groups, VLANs: r.m.vlans}
+func (r *reading) Names() sot.Known[string] {
+	return sot.Known[string]{Namespaces: r.m.namespaces, Groups: r.m.groups, VLANs: r.m.vlans}
 }
 
 func (r *reading) ParseID(id string) (string, bool) { return id, true }

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Names returns the names of the objects Nautobot owns that ipsync
@@ -19,11 +19,7 @@ import (
 // ambiguous. Whether a status, role or tag may be used on an object's
 // kind is Check's too.
 func (c *Client) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
-	l, err := c.fetchLookups(ctx, &httpapi.Tally{})
-	if err != nil {
-		return nil, fmt.Errorf("read nautobot names: %w", err)
-	}
-	return l.names(), nil
+	return sot.Names[string](ctx, dialect{c})
 }
 
 // names are the names of l's kinds, as Names returns them.
@@ -50,15 +46,7 @@ func (l *lookups) names() map[resource.Kind]map[string]bool {
 }
 
 // FieldError is a problem with one field of a desired object.
-type FieldError struct {
-	Name    string // the field, as in specs and plans
-	Message string
-}
-
-func (e *FieldError) Error() string { return e.Message }
-
-// Field names the field the error is about.
-func (e *FieldError) Field() string { return e.Name }
+type FieldError = sot.FieldError
 
 // locationTypeChecked are the kinds whose location Nautobot checks
 // against the location type's content types: a VLAN group's in its
@@ -92,13 +80,13 @@ func (c *Client) check(o resource.Object) error {
 				if a := l.allowed(r.Kind, ep.ct); len(a) > 0 {
 					allowed = strings.Join(a, ", ")
 				}
-				errs = append(errs, &FieldError{r.Field, fmt.Sprintf("%s %q may not be used on %s in nautobot (%s allowed there: %s)",
-					r.Kind, r.Name, ep.ct, plural, allowed)})
+				errs = append(errs, sot.FieldProblem(r.Field, fmt.Sprintf("%s %q may not be used on %s in nautobot (%s allowed there: %s)",
+					r.Kind, r.Name, ep.ct, plural, allowed)))
 			}
 		case resource.RefLocation:
 			if paths, ok := l.shared[r.Name]; ok {
-				errs = append(errs, &FieldError{r.Field, fmt.Sprintf("location %q is ambiguous: location names are unique only under one parent, and %d locations are named so; write the path of the one meant: %s",
-					r.Name, len(paths), strings.Join(paths, ", "))})
+				errs = append(errs, sot.FieldProblem(r.Field, fmt.Sprintf("location %q is ambiguous: location names are unique only under one parent, and %d locations are named so; write the path of the one meant: %s",
+					r.Name, len(paths), strings.Join(paths, ", "))))
 				continue
 			}
 			n, ok := l.byName[r.Kind][r.Name]
@@ -106,8 +94,8 @@ func (c *Client) check(o resource.Object) error {
 				continue
 			}
 			if lt, ok := l.refs[refLocationType][refID(n.LocationType)]; ok && !slices.Contains(lt.ContentTypes, ep.ct) {
-				errs = append(errs, &FieldError{r.Field, fmt.Sprintf("location %q is a %q, a location type that may not hold %s in nautobot; add %s to its content types or pick another location",
-					r.Name, lt.Name, ep.ct, ep.ct)})
+				errs = append(errs, sot.FieldProblem(r.Field, fmt.Sprintf("location %q is a %q, a location type that may not hold %s in nautobot; add %s to its content types or pick another location",
+					r.Name, lt.Name, ep.ct, ep.ct)))
 			}
 		}
 	}

@@ -32,10 +32,6 @@ var _ sot.Dialect[string] = dialect{}
 func (dialect) Server() string    { return "Nautobot" }
 func (dialect) Namespace() string { return "namespace" }
 
-func (d dialect) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
-	return d.c.Names(ctx)
-}
-
 func (d dialect) Apply(ctx context.Context, changes []plan.Change) (int, error) {
 	r, err := d.c.Apply(ctx, changes)
 	return r.Written, err

@@ -54,7 +54,7 @@ func (c *Client) ApplySaved(ctx context.Context, changes []plan.Change) (ApplyRe
 func (c *Client) apply(ctx context.Context, changes []plan.Change, saved bool) (ApplyResult, error) {
 	a := &applier{c: c, t: &httpapi.Tally{}, saved: saved, versions: &versions{m: map[resource.Key]string{}},
 		intents: &intents{held: map[intentKey]*intent{}}}
-	res, err := bulkwrite.Apply(ctx, a, changes, bulkwrite.Options{BatchSize: c.cfg.BatchSize, Server: "netbox",
+	res, err := bulkwrite.Apply(ctx, a, changes, bulkwrite.Options{BatchSize: c.cfg.BatchSize, Concurrency: c.cfg.Concurrency, Server: "netbox",
 		Precondition: saved, Tally: a.t, Progress: c.progress, Log: c.log})
 	a.intents.mu.Lock()
 	a.releaseIntents(context.WithoutCancel(ctx), func(intentKey, *intent) bool { return true })
@@ -94,33 +94,10 @@ func (a *applier) Interim(ch *plan.Change) (item, error) {
 	return item{Change: ch, ID: strconv.Itoa(id), Body: body, Aux: true}, nil
 }
 
-// Writers is how many bulk writes of kind k may run at once. Only IP
-// addresses and VLANs go together: neither refers to another object of
-// its kind, while a prefix's write re-parents the prefixes around it,
-// which concurrent batches would race for.
-func (a *applier) Writers(k resource.Kind) int {
-	if k == resource.KindIPAddress || k == resource.KindVLAN {
-		return a.c.cfg.Concurrency
-	}
-	return 1
-}
-
-// Learned remembers the ids of the kinds other objects refer to.
+// Learned remembers the ids of ipsync's own kinds that others refer to,
+// and forgets those deleted or renumbered.
 func (a *applier) Learned(ch *plan.Change, id string) {
-	k := ch.Key.Kind
-	if k != resource.KindNamespace && k != resource.KindVLANGroup && k != resource.KindVLAN {
-		return
-	}
-	if ch.Action == plan.Delete {
-		a.c.forget(ch.Key)
-		return
-	}
-	if cur := ch.Current; cur != nil && cur.Key() != ch.Key {
-		a.c.forget(cur.Key()) // renumbered: the id answers to the new key only
-	}
-	if n, err := strconv.Atoi(id); err == nil {
-		a.c.learn(ch.Key, n)
-	}
+	bulkwrite.Remember(ch, id, a.c.learnID, a.c.forget)
 }
 
 func currentID(ch *plan.Change) (int, error) {

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Names returns the names of what NetBox owns that ipsync objects refer
@@ -16,11 +16,7 @@ import (
 // checking a plan's references before anything is written. Whether a
 // status or role may be used on an object's kind is Check's.
 func (c *Client) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
-	l, err := c.fetchLookups(ctx, &httpapi.Tally{})
-	if err != nil {
-		return nil, fmt.Errorf("read netbox names: %w", err)
-	}
-	return l.names(), nil
+	return sot.Names[int](ctx, dialect{c})
 }
 
 func (l *lookups) names() map[resource.Kind]map[string]bool {
@@ -53,15 +49,7 @@ func (l *lookups) names() map[resource.Kind]map[string]bool {
 }
 
 // FieldError is a problem with one field of a desired object.
-type FieldError struct {
-	Name    string // the field, as in specs and plans
-	Message string
-}
-
-func (e *FieldError) Error() string { return e.Message }
-
-// Field names the field the error is about.
-func (e *FieldError) Field() string { return e.Name }
+type FieldError = sot.FieldError
 
 // Supports reports a desired object NetBox has no place for, so a plan can
 // be refused before its first write rather than fail halfway.
@@ -71,23 +59,23 @@ func Supports(o resource.Object) error {
 		return errors.New("netbox holds no segment ranges: they live in each site's Neutron (plan them with --target neutron)")
 	case *resource.Namespace:
 		if x.Name == GlobalNamespace {
-			return &FieldError{"name", "the namespace Global is netbox's global table, which is no VRF and has no fields; leave it out of the spec"}
+			return sot.FieldProblem("name", "the namespace Global is netbox's global table, which is no VRF and has no fields; leave it out of the spec")
 		}
 		if x.Location != "" {
-			return &FieldError{"location", "a namespace is a VRF in netbox, and a VRF has no location; leave location empty"}
+			return sot.FieldProblem("location", "a namespace is a VRF in netbox, and a VRF has no location; leave location empty")
 		}
 	case *resource.Prefix:
 		var errs []error
 		if len(x.Locations) > 1 {
-			errs = append(errs, &FieldError{"locations", fmt.Sprintf("a netbox prefix has one scope, not %d locations (%s); keep one", len(x.Locations), strings.Join(x.Locations, ", "))})
+			errs = append(errs, sot.FieldProblem("locations", fmt.Sprintf("a netbox prefix has one scope, not %d locations (%s); keep one", len(x.Locations), strings.Join(x.Locations, ", "))))
 		}
 		if x.Type == resource.PrefixContainer && x.Status != "" && x.Status != containerStatus {
-			errs = append(errs, &FieldError{"status", fmt.Sprintf("netbox keeps container as a prefix status, so a container has no status of its own; leave status %s, not %q", containerStatus, x.Status)})
+			errs = append(errs, sot.FieldProblem("status", fmt.Sprintf("netbox keeps container as a prefix status, so a container has no status of its own; leave status %s, not %q", containerStatus, x.Status)))
 		}
 		return errors.Join(errs...)
 	case *resource.ASN:
 		if x.Status != "" && x.Status != asnStatus {
-			return &FieldError{"status", fmt.Sprintf("a netbox ASN has no status; leave status %s, not %q", asnStatus, x.Status)}
+			return sot.FieldProblem("status", fmt.Sprintf("a netbox ASN has no status; leave status %s, not %q", asnStatus, x.Status))
 		}
 	}
 	if _, ok := endpointOf(o.Kind()); !ok {
@@ -117,24 +105,24 @@ func (c *Client) check(o resource.Object) error {
 			}
 			cs := l.statuses[ep.ot]
 			if _, ok := value(cs, r.Name); !ok {
-				errs = append(errs, &FieldError{r.Field, fmt.Sprintf("status %q is not a status of %s in netbox (statuses there: %s)", r.Name, ep.ot, labels(cs))})
+				errs = append(errs, sot.FieldProblem(r.Field, fmt.Sprintf("status %q is not a status of %s in netbox (statuses there: %s)", r.Name, ep.ot, labels(cs))))
 			}
 		case resource.RefRole:
 			if o.Kind() == resource.KindIPAddress {
 				if _, ok := value(l.ipRoles, r.Name); !ok {
-					errs = append(errs, &FieldError{r.Field, fmt.Sprintf("an ip address role in netbox is one of %s, not %q", labels(l.ipRoles), r.Name)})
+					errs = append(errs, sot.FieldProblem(r.Field, fmt.Sprintf("an ip address role in netbox is one of %s, not %q", labels(l.ipRoles), r.Name)))
 				}
 			} else if _, ok := l.refs[resource.RefRole].byName[r.Name]; !ok && !l.refs[resource.RefRole].shared[r.Name] {
-				errs = append(errs, &FieldError{r.Field, fmt.Sprintf("role %q does not exist in netbox (ipam roles)", r.Name)})
+				errs = append(errs, sot.FieldProblem(r.Field, fmt.Sprintf("role %q does not exist in netbox (ipam roles)", r.Name)))
 			}
 		case resource.RefTag:
 			id, ok := l.refs[resource.RefTag].byName[r.Name]
 			if types := l.refs[resource.RefTag].byID[id].ObjectTypes; ok && len(types) > 0 && !slices.Contains(types, ep.ot) {
-				errs = append(errs, &FieldError{r.Field, fmt.Sprintf("tag %q may not be used on %s in netbox (its object types: %s)", r.Name, ep.ot, strings.Join(types, ", "))})
+				errs = append(errs, sot.FieldProblem(r.Field, fmt.Sprintf("tag %q may not be used on %s in netbox (its object types: %s)", r.Name, ep.ot, strings.Join(types, ", "))))
 			}
 		case resource.RefLocation:
 			if l.refs[resource.RefLocation].shared[r.Name] {
-				errs = append(errs, &FieldError{r.Field, fmt.Sprintf("%s %q is ambiguous: several netbox %ss have that name; rename one", c.cfg.LocationScope, r.Name, c.cfg.LocationScope)})
+				errs = append(errs, sot.FieldProblem(r.Field, fmt.Sprintf("%s %q is ambiguous: several netbox %ss have that name; rename one", c.cfg.LocationScope, r.Name, c.cfg.LocationScope)))
 			}
 		}
 	}
@@ -144,7 +132,7 @@ func (c *Client) check(o resource.Object) error {
 			rir = c.cfg.RIR
 		}
 		if _, ok := l.refs[refRIR].byName[rir]; !ok {
-			errs = append(errs, &FieldError{"rir", fmt.Sprintf("rir %q does not exist in netbox; create it or name another", rir)})
+			errs = append(errs, sot.FieldProblem("rir", fmt.Sprintf("rir %q does not exist in netbox; create it or name another", rir)))
 		}
 	}
 	return errors.Join(errs...)

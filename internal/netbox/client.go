@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -83,6 +84,13 @@ func (c *Client) learn(k resource.Key, id int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.own[k] = id
+}
+
+// learnID is learn of an id as the engine gives it.
+func (c *Client) learnID(k resource.Key, id string) {
+	if n, err := strconv.Atoi(id); err == nil {
+		c.learn(k, n)
+	}
 }
 
 func (c *Client) forget(k resource.Key) {

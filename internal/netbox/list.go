@@ -60,8 +60,8 @@ var _ sot.Reader[int] = (*reading)(nil)
 
 func (r *reading) Want() []resource.Kind { return r.want }
 
-func (r *reading) Names() sot.Names[int] {
-	return sot.Names[int]{Namespaces: r.m.vrfs, Groups: r.m.groups, VLANs: r.m.vlans}
+func (r *reading) Names() sot.Known[int] {
+	return sot.Known[int]{Namespaces: r.m.vrfs, Groups: r.m.groups, VLANs: r.m.vlans}
 }
 
 func (r *reading) ParseID(id string) (int, bool) {

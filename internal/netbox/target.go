@@ -42,10 +42,6 @@ var _ sot.Dialect[int] = dialect{}
 func (dialect) Server() string    { return "NetBox" }
 func (dialect) Namespace() string { return "VRF" }
 
-func (d dialect) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
-	return d.c.Names(ctx)
-}
-
 func (d dialect) Apply(ctx context.Context, changes []plan.Change) (int, error) {
 	r, err := d.c.Apply(ctx, changes)
 	return r.Written, err

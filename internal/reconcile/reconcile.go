@@ -28,19 +28,14 @@ type Target interface {
 	AsStored(o resource.Object) resource.Object
 	// Server names the target in messages: "Nautobot", "NetBox".
 	Server() string
-}
-
-// Namer is implemented by targets that own kinds the desired objects refer
-// to (locations, statuses, roles, tenants), so references can be checked
-// before anything is written.
-type Namer interface {
+	// Names are the names of the kinds the target owns that desired
+	// objects refer to (locations, statuses, roles, tenants), so that
+	// references are checked before anything is written; nil for a
+	// target that owns none.
 	Names(ctx context.Context) (map[resource.Kind]map[string]bool, error)
-}
-
-// Checker is implemented by targets that can tell before any write that
-// they have no place for a desired object. Check may join several errors
-// (errors.Join); one with a Field method is about that field.
-type Checker interface {
+	// Check says before any write that the target has no place for a
+	// desired object. It may join several errors (errors.Join); one with
+	// a Field method is about that field.
 	Check(o resource.Object) error
 }
 
@@ -148,13 +143,9 @@ func read(ctx context.Context, t Target) ([]resource.Object, map[resource.Kind]m
 	return current, names, err
 }
 
-// readNames reads the names of the kinds t owns, if it has them.
+// readNames reads the names of the kinds t owns.
 func readNames(ctx context.Context, t Target) (map[resource.Kind]map[string]bool, error) {
-	n, ok := t.(Namer)
-	if !ok {
-		return nil, nil
-	}
-	names, err := n.Names(ctx)
+	names, err := t.Names(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read target names: %w", err)
 	}
@@ -186,18 +177,14 @@ func build(desired, current []resource.Object, names map[resource.Kind]map[strin
 	return r
 }
 
-// CheckTarget adds a problem for every object the plan writes that t, if it
-// is a Checker, says it cannot hold.
+// CheckTarget adds a problem for every object the plan writes that t
+// says it cannot hold.
 func (r *Result) CheckTarget(t Target) {
-	c, ok := t.(Checker)
-	if !ok {
-		return
-	}
 	for _, ch := range r.Plan.Changes {
 		if ch.Desired == nil || !ch.Action.Writes() {
 			continue
 		}
-		err := c.Check(ch.Desired)
+		err := t.Check(ch.Desired)
 		if err == nil {
 			continue
 		}

@@ -129,6 +129,10 @@ type failing struct{}
 
 func (failing) AsStored(o resource.Object) resource.Object { return o }
 func (failing) Server() string                             { return "the failing target" }
+func (failing) Check(resource.Object) error                { return nil }
+func (failing) Names(context.Context) (map[resource.Kind]map[string]bool, error) {
+	return nil, nil
+}
 
 func (failing) List(context.Context) ([]resource.Object, error) {
 	return nil, errors.New("read cut short")

@@ -8,12 +8,12 @@ import (
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
-// Names are what a read knows the objects others are named by as, by the
+// Known are what a read knows the objects others are named by as, by the
 // server's ids: namespaces (NetBox's VRFs) and VLAN groups by name, VLANs
 // by key. Prefixes name VLANs, VLANs name groups, and objects keyed in a
 // namespace name it by id; an object read again later is named with the
 // names of the read it updates.
-type Names[ID comparable] struct {
+type Known[ID comparable] struct {
 	Namespaces, Groups, VLANs map[ID]string
 }
 
@@ -38,7 +38,7 @@ type Reader[ID cmp.Ordered] interface {
 	// Objects maps what was swept, keeping what the scope asks for.
 	Objects() ([]resource.Object, error)
 	// Names are the read's names; the engine may add to them.
-	Names() Names[ID]
+	Names() Known[ID]
 	// VLANKeys reads the keys of the VLANs with the given ids; gone ones
 	// are left out.
 	VLANKeys(ctx context.Context, ids []ID) (map[ID]string, error)
@@ -51,7 +51,7 @@ type Reader[ID cmp.Ordered] interface {
 	// the plan's reference check (reconcile's Names).
 	RefNames() map[resource.Kind]map[string]bool
 	// Settle takes out of ch the changes of lookups that leave every
-	// object reading as before (changelog.Settler).
+	// object reading as before (changelog.Rereader).
 	Settle(ctx context.Context, ch changelog.Changes) error
 	// Save is the lookups and names of the read, as Dialect.Restore takes
 	// them back.

@@ -24,8 +24,6 @@ type Dialect[ID cmp.Ordered] interface {
 	// Restore is the Reader a Save returned, with the objects of the
 	// view, as if it had just read them, without reading anything.
 	Restore(sc scope.Scope, saved []byte, objs []resource.Object) (Reader[ID], error)
-	// Names reads the names of the lookups, without a read of objects.
-	Names(ctx context.Context) (map[resource.Kind]map[string]bool, error)
 	// Check reports a desired object this server cannot hold.
 	Check(o resource.Object) error
 	// Apply writes changes and returns how many objects were written.
@@ -109,7 +107,7 @@ func (t *Target[ID]) Names(ctx context.Context) (map[resource.Kind]map[string]bo
 	if r != nil {
 		return r.RefNames(), nil
 	}
-	return t.d.Names(ctx)
+	return Names(ctx, t.d)
 }
 
 // Server names the server, for messages.
@@ -168,3 +166,27 @@ func (f followed[ID]) Restore(_ context.Context, saved []byte, objs []resource.O
 	f.t.mu.Unlock()
 	return rereader[ID]{last: r, namespace: f.t.d.Namespace()}, nil
 }
+
+// Names reads the names of the lookups a plan's references are checked
+// against, without reading any object.
+func Names[ID cmp.Ordered](ctx context.Context, d Dialect[ID]) (map[resource.Kind]map[string]bool, error) {
+	r, err := d.Begin(ctx, scope.Scope{})
+	if err != nil {
+		return nil, fmt.Errorf("read %s names: %w", strings.ToLower(d.Server()), err)
+	}
+	return r.RefNames(), nil
+}
+
+// FieldError is a problem with one field of a desired object.
+type FieldError struct {
+	Name    string // the field, as in specs and plans
+	Message string
+}
+
+func (e *FieldError) Error() string { return e.Message }
+
+// Field names the field the error is about.
+func (e *FieldError) Field() string { return e.Name }
+
+// FieldProblem is the problem msg with field.
+func FieldProblem(field, msg string) *FieldError { return &FieldError{Name: field, Message: msg} }
