@@ -8,6 +8,7 @@ import (
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/scope"
 	"github.com/ipsync/ipsync/internal/sitesync"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // openNautobot connects to the config's Nautobot.
@@ -17,9 +18,11 @@ func (e *env) openNautobot(cfg *config.Config, prog *progress.Display) (*server,
 		return nil, err
 	}
 	n := cfg.Nautobot
-	c, err := nautobot.New(nautobot.Config{URL: n.URL, Token: token, APIVersion: n.APIVersion, PageSize: n.PageSize, BatchSize: n.BatchSize,
+	c, err := nautobot.New(nautobot.Config{Settings: sot.Settings{URL: n.URL, Token: token,
+		PageSize: n.PageSize, BatchSize: n.BatchSize,
 		Concurrency: n.Concurrency, InsecureSkipVerify: n.InsecureSkipVerify, Timeout: n.Timeout, MaxWait: n.MaxWait,
 		Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField, VNIField: cfg.Marker.VNIField},
+		APIVersion: n.APIVersion},
 		e.logger.With("side", "nautobot"), nautobot.WithProgress(prog))
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/scope"
 	"github.com/ipsync/ipsync/internal/sitesync"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // openNetBox connects to the config's NetBox.
@@ -17,11 +18,11 @@ func (e *env) openNetBox(cfg *config.Config, prog *progress.Display) (*server, e
 		return nil, err
 	}
 	n := cfg.NetBox
-	c, err := netbox.New(netbox.Config{URL: n.URL, Token: token, PageSize: n.PageSize, BatchSize: n.BatchSize,
+	c, err := netbox.New(netbox.Config{Settings: sot.Settings{URL: n.URL, Token: token,
+		PageSize: n.PageSize, BatchSize: n.BatchSize,
 		Concurrency: n.Concurrency, InsecureSkipVerify: n.InsecureSkipVerify, Timeout: n.Timeout, MaxWait: n.MaxWait,
-		RequestDeadline: n.RequestDeadline,
-		Tag:             cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField, VNIField: cfg.Marker.VNIField,
-		RIR: n.RIR, LocationScope: n.LocationScope},
+		Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField, VNIField: cfg.Marker.VNIField},
+		RequestDeadline: n.RequestDeadline, RIR: n.RIR, LocationScope: n.LocationScope},
 		e.logger.With("side", "netbox"), netbox.WithProgress(prog))
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // server is one place a lease lives, with the tag fields it wants.
@@ -24,7 +25,7 @@ type server struct {
 // that IPSYNC_NETBOX_URL names.
 func eachServer(t *testing.T, fn func(t *testing.T, srv server)) {
 	nbtest.Each(t, func(t *testing.T, s *nbtest.Server) {
-		c, err := nautobot.New(nautobot.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler), nautobot.WithHTTPClient(s.Client()))
+		c, err := nautobot.New(nautobot.Config{Settings: sot.Settings{URL: s.URL(), Token: s.Token()}}, slog.New(slog.DiscardHandler), nautobot.WithHTTPClient(s.Client()))
 		if err != nil {
 			t.Fatal(err)
 		}

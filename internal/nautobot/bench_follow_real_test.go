@@ -18,6 +18,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // BenchmarkRealFollowCheck measures what following a site's change log
@@ -43,7 +44,7 @@ func BenchmarkRealFollowCheck(b *testing.B) {
 	srv := nbtest.Real3(b)
 	shell := srv.Shell(b)
 	ctx := context.Background()
-	c, err := New(Config{URL: srv.URL(), Token: srv.Token()}, slog.New(slog.DiscardHandler))
+	c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: srv.Token()}}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,7 +118,7 @@ IPAddress.objects.filter(id__in=`+pyList(ids)+`).update(description="no record",
 		if err := json.Unmarshal(raw, &back); err != nil {
 			b.Fatal(err)
 		}
-		fresh, err := New(Config{URL: srv.URL(), Token: srv.Token()}, slog.New(slog.DiscardHandler))
+		fresh, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: srv.Token()}}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // BenchmarkRealNautobot100k measures ipsync against a real Nautobot 3.x,
@@ -52,7 +53,7 @@ func BenchmarkRealNautobot100k(b *testing.B) {
 	rawObjs := benchdata.Site(prefixes, "raw-", "static:raw")
 	ctx := context.Background()
 	newClient := func() *Client {
-		c, err := New(Config{URL: srv.URL(), Token: srv.Token()}, slog.New(slog.DiscardHandler))
+		c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: srv.Token()}}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // bulkSet is 100k objects the way sites have them: 2% VLANs, 10%
@@ -31,7 +32,7 @@ func BenchmarkApplyCreate100k(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		srv := nautobottest.NewServer()
-		c, err := New(Config{URL: srv.URL(), Token: nautobottest.DefaultToken}, slog.New(slog.DiscardHandler), WithHTTPClient(srv.Client()))
+		c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: nautobottest.DefaultToken}}, slog.New(slog.DiscardHandler), WithHTTPClient(srv.Client()))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,43 +1,35 @@
 package nautobot
 
 import (
-	"crypto/tls"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 
-	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/ownership"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/sot"
 )
 
-// Option changes how a client is built.
-type Option func(*Client)
+// Option changes how a client is built (sot's WithHTTPClient, WithClock,
+// WithProgress).
+type Option = sot.Option
 
-// WithHTTPClient makes the client send requests with h (its transport and
-// TLS settings are used as given).
-func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.httpCfg.HTTP = h } }
-
-// WithClock sets the clock retries wait on; tests inject one that does not
-// sleep.
-func WithClock(clk clock.Clock) Option { return func(c *Client) { c.httpCfg.Clock = clk } }
+// Options of a client.
+var (
+	WithHTTPClient = sot.WithHTTPClient
+	WithClock      = sot.WithClock
+	WithProgress   = sot.WithProgress
+)
 
 // Progress learns how far long reads and writes have got, for a display.
 type Progress = sot.Progress
-
-// WithProgress reports the progress of reads and writes to p.
-func WithProgress(p Progress) Option { return func(c *Client) { c.progress = p } }
 
 // Client talks to one Nautobot. It is safe for concurrent use.
 type Client struct {
 	cfg Config
 	log *slog.Logger
-	// httpCfg is what api was built from; options edit it before.
+	// httpCfg is what api was built from.
 	httpCfg httpapi.Config
 	api     *httpapi.Client
 
@@ -65,27 +57,10 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nautobot config: %w", err)
 	}
-	base, _ := url.Parse(strings.TrimRight(cfg.URL, "/"))
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	c := &Client{cfg: cfg, log: logger.With("component", "nautobot", "host", base.Host), progress: sot.NoProgress{},
-		known: knownIDs{own: map[resource.Key]string{}}}
-	c.httpCfg = httpapi.Config{Base: base, Auth: "Token " + cfg.Token, Server: "nautobot",
-		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, MaxWait: cfg.MaxWait, Log: c.log}
-	for _, o := range opts {
-		o(c)
-	}
-	if c.httpCfg.HTTP == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify}
-		tr.MaxIdleConnsPerHost = cfg.Concurrency + 1
-		c.httpCfg.HTTP = &http.Client{Transport: tr}
-	}
-	c.api = httpapi.New(c.httpCfg)
-	if cfg.InsecureSkipVerify {
-		c.log.Warn("TLS certificate verification is off")
-	}
+	c := &Client{cfg: cfg, known: knownIDs{own: map[resource.Key]string{}}}
+	hc, t := sot.Connect(cfg.Settings, "nautobot", logger, opts, httpapi.Config{Auth: "Token " + cfg.Token})
+	c.httpCfg, c.api, c.log = hc, httpapi.New(hc), hc.Log
+	c.progress = t.Progress
 	return c, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // inFlight counts the requests of one method and path under way at once.
@@ -51,7 +52,7 @@ func TestBulkWritesAtOnce(t *testing.T) {
 		t.Run(tt.path, func(t *testing.T) {
 			srv := nbtest.Emulator(t)
 			spy := &inFlight{next: srv.Client().Transport, method: http.MethodPost, path: tt.path}
-			c, err := New(Config{URL: srv.URL(), Token: srv.Token(), BatchSize: 10, Concurrency: 4}, slog.New(slog.DiscardHandler),
+			c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: srv.Token(), BatchSize: 10, Concurrency: 4}}, slog.New(slog.DiscardHandler),
 				WithHTTPClient(&http.Client{Transport: spy}))
 			if err != nil {
 				t.Fatal(err)

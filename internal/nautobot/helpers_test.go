@@ -13,6 +13,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 const owner = resource.Owner("static:deploy")
@@ -33,7 +34,7 @@ func newEnv(t *testing.T, edit func(*Config), noBootstrap bool, opts ...nautobot
 // newEnvOn is newEnv against srv, the emulator or a real server.
 func newEnvOn(t *testing.T, srv *nbtest.Server, edit func(*Config), noBootstrap bool) *env {
 	t.Helper()
-	cfg := Config{URL: srv.URL(), Token: srv.Token()}
+	cfg := Config{Settings: sot.Settings{URL: srv.URL(), Token: srv.Token()}}
 	if edit != nil {
 		edit(&cfg)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/sot"
 
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -75,7 +76,7 @@ func TestPagingWithTies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := tiedList(t, tt.n, tt.ignoreSort)
-			c, err := New(Config{URL: srv.URL, Token: "t", PageSize: tt.page, MaxRetries: -1}, nil)
+			c, err := New(Config{Settings: sot.Settings{URL: srv.URL, Token: "t", PageSize: tt.page, MaxRetries: -1}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,7 +130,7 @@ func TestRealPagingWithTies(t *testing.T) {
 		}
 		for _, size := range []int{2, 3, 5} {
 			u, token := srv.URL(), srv.Token()
-			c, err := New(Config{URL: u, Token: token, PageSize: size, Tag: e.c.cfg.Tag, OwnerField: e.c.cfg.OwnerField, VNIField: e.c.cfg.VNIField}, nil)
+			c, err := New(Config{Settings: sot.Settings{URL: u, Token: token, PageSize: size, Tag: e.c.cfg.Tag, OwnerField: e.c.cfg.OwnerField, VNIField: e.c.cfg.VNIField}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,7 +38,7 @@ func newRealEnv(t *testing.T, srv *nbtest.Server, edit func(*Config)) *realEnv {
 	t.Helper()
 	u, token := srv.URL(), srv.Token()
 	uniq := uniqueSuffix(t)
-	cfg := Config{URL: u, Token: token, Tag: "ipsync-t-" + uniq, OwnerField: "ipsync_t_" + uniq, VNIField: "ipsync_t_" + uniq + "_vni"}
+	cfg := Config{Settings: sot.Settings{URL: u, Token: token, Tag: "ipsync-t-" + uniq, OwnerField: "ipsync_t_" + uniq, VNIField: "ipsync_t_" + uniq + "_vni"}}
 	if edit != nil {
 		edit(&cfg)
 	}

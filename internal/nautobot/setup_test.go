@@ -205,7 +205,7 @@ func unmarkedObjectsHaveNoOwner(t *testing.T, srv *nbtest.Server) {
 
 func stripTags(t *testing.T, e *env, id string) {
 	t.Helper()
-	c, err := New(Config{URL: e.srv.URL(), Token: e.srv.Token()}, nil, WithHTTPClient(e.srv.Client()))
+	c, err := New(Config{Settings: sot.Settings{URL: e.srv.URL(), Token: e.srv.Token()}}, nil, WithHTTPClient(e.srv.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestTLSVerification(t *testing.T) {
 	srv := nautobottest.NewServer(nautobottest.WithTLS())
 	defer srv.Close()
 	for _, insecure := range []bool{false, true} {
-		c, err := New(Config{URL: srv.URL(), Token: nautobottest.DefaultToken, InsecureSkipVerify: insecure, MaxRetries: -1}, nil)
+		c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: nautobottest.DefaultToken, InsecureSkipVerify: insecure, MaxRetries: -1}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -233,7 +233,7 @@ func TestTokenIsNeverLogged(t *testing.T) {
 	var logs bytes.Buffer
 	srv := nautobottest.NewServer(nautobottest.WithToken("s3cr3t-token"))
 	defer srv.Close()
-	c, err := New(Config{URL: srv.URL(), Token: "s3cr3t-token", MaxRetries: 2}, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: "s3cr3t-token", MaxRetries: 2}}, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		WithHTTPClient(srv.Client()), WithClock(clocktest.NewInstant(clocktest.Start)))
 	if err != nil {
 		t.Fatal(err)
@@ -253,10 +253,10 @@ func TestConfig(t *testing.T) {
 		cfg     Config
 		wantErr string
 	}{
-		{Config{URL: "nautobot.example.com", Token: "t"}, "want http(s)://host"},
-		{Config{URL: "https://nautobot.example.com"}, "token is empty"},
-		{Config{URL: "https://nautobot.example.com", Token: "t", APIVersion: "2.1"}, "at least 2.2"},
-		{Config{URL: "https://nautobot.example.com", Token: "t", APIVersion: "3.1"}, ""},
+		{Config{Settings: sot.Settings{URL: "nautobot.example.com", Token: "t"}}, "want http(s)://host"},
+		{Config{Settings: sot.Settings{URL: "https://nautobot.example.com"}}, "token is empty"},
+		{Config{Settings: sot.Settings{URL: "https://nautobot.example.com", Token: "t"}, APIVersion: "2.1"}, "at least 2.2"},
+		{Config{Settings: sot.Settings{URL: "https://nautobot.example.com", Token: "t"}, APIVersion: "3.1"}, ""},
 	}
 	for _, tt := range tests {
 		_, err := New(tt.cfg, nil)

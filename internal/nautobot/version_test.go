@@ -9,6 +9,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/sot"
 
 	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -114,7 +115,7 @@ func TestRealServerVersion(t *testing.T) {
 	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
 		u, token := srv.URL(), srv.Token()
 		spy := &acceptSpy{next: http.DefaultTransport}
-		c, err := New(Config{URL: u, Token: token}, nil, WithHTTPClient(&http.Client{Transport: spy}))
+		c, err := New(Config{Settings: sot.Settings{URL: u, Token: token}}, nil, WithHTTPClient(&http.Client{Transport: spy}))
 		if err != nil {
 			t.Fatal(err)
 		}

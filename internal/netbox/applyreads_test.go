@@ -9,6 +9,7 @@ import (
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // TestApplyReadsOnlyTheMarker: an apply of a plan the same client read
@@ -40,7 +41,7 @@ func TestApplyReadsOnlyTheMarker(t *testing.T) {
 		{name: "a saved plan in a new process", wantReads: 2 + len(e.c.lookupPaths()) + len(choiceFields)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := New(Config{URL: e.s.URL(), Token: e.s.Token()}, slog.New(slog.DiscardHandler), WithHTTPClient(e.s.Client()))
+			c, err := New(Config{Settings: sot.Settings{URL: e.s.URL(), Token: e.s.Token()}}, slog.New(slog.DiscardHandler), WithHTTPClient(e.s.Client()))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // BenchmarkRealNetBox100k measures ipsync against a real NetBox 4.7, in
@@ -49,7 +50,7 @@ func BenchmarkRealNetBox100k(b *testing.B) {
 	rawObjs := benchdata.Site(prefixes, "raw-", "static:raw")
 	ctx := context.Background()
 	newClient := func() *Client {
-		c, err := New(Config{URL: srv.URL(), Token: srv.Token(), Timeout: 10 * time.Minute}, slog.New(slog.DiscardHandler))
+		c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: srv.Token(), Timeout: 10 * time.Minute}}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // TestRerunFindsItsEarlierRunsWrites: a run killed mid-apply (or whose
@@ -25,7 +26,7 @@ func TestRerunFindsItsEarlierRunsWrites(t *testing.T) {
 	if _, err := e.c.Apply(ctx, creates(seed...)); err != nil {
 		t.Fatal(err)
 	}
-	rerun, err := New(Config{URL: e.s.URL(), Token: e.s.Token()}, slog.New(slog.DiscardHandler), WithHTTPClient(e.s.Client()))
+	rerun, err := New(Config{Settings: sot.Settings{URL: e.s.URL(), Token: e.s.Token()}}, slog.New(slog.DiscardHandler), WithHTTPClient(e.s.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,9 @@
 package netbox
 
 import (
-	"crypto/tls"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/ipsync/ipsync/internal/clock"
@@ -16,27 +12,23 @@ import (
 	"github.com/ipsync/ipsync/internal/sot"
 )
 
-// Option changes how a client is built.
-type Option func(*Client)
+// Option changes how a client is built (sot's WithHTTPClient, WithClock,
+// WithProgress).
+type Option = sot.Option
 
-// WithHTTPClient makes the client send requests with h (its transport and
-// TLS settings are used as given).
-func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
-
-// WithClock sets the clock retries wait on; tests inject one that does not
-// sleep.
-func WithClock(clk clock.Clock) Option { return func(c *Client) { c.clock = clk } }
+// Options of a client.
+var (
+	WithHTTPClient = sot.WithHTTPClient
+	WithClock      = sot.WithClock
+	WithProgress   = sot.WithProgress
+)
 
 // Progress learns how far long reads and writes have got, for a display.
 type Progress = sot.Progress
 
-// WithProgress reports the progress of reads and writes to p.
-func WithProgress(p Progress) Option { return func(c *Client) { c.progress = p } }
-
 // Client talks to one NetBox. It is safe for concurrent use.
 type Client struct {
 	cfg   Config
-	http  *http.Client
 	clock clock.Clock
 	// holder names this client in the records of its creates on their
 	// way (intent.go).
@@ -56,27 +48,10 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("netbox config: %w", err)
 	}
-	base, _ := url.Parse(strings.TrimRight(cfg.URL, "/"))
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	c := &Client{cfg: cfg, clock: clock.Real(), log: logger.With("component", "netbox", "host", base.Host),
-		progress: sot.NoProgress{}, own: map[resource.Key]int{}, holder: holderName()}
-	for _, o := range opts {
-		o(c)
-	}
-	if c.http == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify}
-		tr.MaxIdleConnsPerHost = cfg.Concurrency + 1
-		c.http = &http.Client{Transport: tr}
-	}
-	if cfg.InsecureSkipVerify {
-		c.log.Warn("TLS certificate verification is off")
-	}
-	c.api = httpapi.New(httpapi.Config{Base: base, HTTP: c.http, Auth: cfg.auth(), Server: "netbox",
-		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, MaxWait: cfg.MaxWait, Clock: c.clock, Log: c.log,
-		Identify: true})
+	c := &Client{cfg: cfg, own: map[resource.Key]int{}, holder: holderName()}
+	hc, t := sot.Connect(cfg.Settings, "netbox", logger, opts, httpapi.Config{Auth: cfg.auth(), Identify: true})
+	c.api, c.log = httpapi.New(hc), hc.Log
+	c.clock, c.progress = t.Clock, t.Progress
 	return c, nil
 }
 

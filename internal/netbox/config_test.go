@@ -3,6 +3,8 @@ package netbox
 import (
 	"strings"
 	"testing"
+
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 func TestConfig(t *testing.T) {
@@ -14,14 +16,14 @@ func TestConfig(t *testing.T) {
 		wantErr  string // a part of the error, "" for none
 		wantAuth string
 	}{
-		{"v2 token is a bearer", Config{URL: "https://netbox.example.com", Token: v2}, "", "Bearer " + v2},
-		{"v1 token", Config{URL: "http://127.0.0.1:8000", Token: v1}, "", "Token " + v1},
-		{"no url", Config{Token: v2}, "netbox url", ""},
-		{"url without scheme", Config{URL: "netbox.example.com", Token: v2}, "want http(s)://host", ""},
-		{"no token", Config{URL: "http://x"}, "token is empty", ""},
-		{"malformed token", Config{URL: "http://x", Token: "nbt_short.x"}, `"nbt_<key>.<secret>"`, ""},
-		{"bad location scope", Config{URL: "http://x", Token: v2, LocationScope: "region"}, `location scope "region"`, ""},
-		{"location scope", Config{URL: "http://x", Token: v2, LocationScope: "location"}, "", "Bearer " + v2},
+		{"v2 token is a bearer", Config{Settings: sot.Settings{URL: "https://netbox.example.com", Token: v2}}, "", "Bearer " + v2},
+		{"v1 token", Config{Settings: sot.Settings{URL: "http://127.0.0.1:8000", Token: v1}}, "", "Token " + v1},
+		{"no url", Config{Settings: sot.Settings{Token: v2}}, "netbox url", ""},
+		{"url without scheme", Config{Settings: sot.Settings{URL: "netbox.example.com", Token: v2}}, "want http(s)://host", ""},
+		{"no token", Config{Settings: sot.Settings{URL: "http://x"}}, "token is empty", ""},
+		{"malformed token", Config{Settings: sot.Settings{URL: "http://x", Token: "nbt_short.x"}}, `"nbt_<key>.<secret>"`, ""},
+		{"bad location scope", Config{Settings: sot.Settings{URL: "http://x", Token: v2}, LocationScope: "region"}, `location scope "region"`, ""},
+		{"location scope", Config{Settings: sot.Settings{URL: "http://x", Token: v2}, LocationScope: "location"}, "", "Bearer " + v2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 const owner = resource.Owner("static:deploy")
@@ -26,7 +27,7 @@ type env struct {
 func realEnv(t *testing.T, edit func(*Config), noBootstrap bool) *env {
 	t.Helper()
 	s := netboxtest.New(t)
-	cfg := Config{URL: s.URL(), Token: s.Token()}
+	cfg := Config{Settings: sot.Settings{URL: s.URL(), Token: s.Token()}}
 	if edit != nil {
 		edit(&cfg)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 	"github.com/ipsync/ipsync/internal/serverstall"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // writePaths are the creates the tests of lost answers hold or stall: one
@@ -45,7 +46,7 @@ func applyLosingAnswers(t *testing.T, e *env, edit func(*Config), rt http.RoundT
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{URL: e.s.URL(), Token: e.s.Token()}
+	cfg := Config{Settings: sot.Settings{URL: e.s.URL(), Token: e.s.Token()}}
 	edit(&cfg)
 	c, err := New(cfg, e.c.log, WithHTTPClient(&http.Client{Transport: rt}))
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // benchGroups are the physical networks scripts/neutron-bench-setup.sh
@@ -42,7 +43,7 @@ func BenchmarkRealIncremental(b *testing.B) {
 	}
 	ctx := context.Background()
 	owner := resource.NeutronOwner("bench")
-	c, err := nautobot.New(nautobot.Config{URL: nbURL, Token: nbToken}, slog.New(slog.DiscardHandler))
+	c, err := nautobot.New(nautobot.Config{Settings: sot.Settings{URL: nbURL, Token: nbToken}}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func BenchmarkRealIncremental(b *testing.B) {
 		measure("sync after the names are back", s, Request{})
 
 		newTarget := func() *nautobot.Target {
-			c, err := nautobot.New(nautobot.Config{URL: nbURL, Token: nbToken}, slog.New(slog.DiscardHandler))
+			c, err := nautobot.New(nautobot.Config{Settings: sot.Settings{URL: nbURL, Token: nbToken}}, slog.New(slog.DiscardHandler))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -25,6 +25,7 @@ import (
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 	"github.com/ipsync/ipsync/internal/statefile"
 )
 
@@ -55,7 +56,7 @@ func eachRealTarget(t *testing.T, fn func(t *testing.T, g realTarget)) {
 func eachTargetOf(t *testing.T, each func(*testing.T, func(*testing.T, *nbtest.Server)), fn func(t *testing.T, g realTarget)) {
 	each(t, func(t *testing.T, s *nbtest.Server) {
 		client := func(wrap func(http.RoundTripper) http.RoundTripper) *nautobot.Client {
-			c, err := nautobot.New(nautobot.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler),
+			c, err := nautobot.New(nautobot.Config{Settings: sot.Settings{URL: s.URL(), Token: s.Token()}}, slog.New(slog.DiscardHandler),
 				nautobot.WithHTTPClient(&http.Client{Transport: wrap(transportOf(s.Client()))}))
 			if err != nil {
 				t.Fatal(err)
@@ -77,7 +78,7 @@ func eachTargetOf(t *testing.T, each func(*testing.T, func(*testing.T, *nbtest.S
 	t.Run("netbox", func(t *testing.T) {
 		s := netboxtest.New(t)
 		client := func(wrap func(http.RoundTripper) http.RoundTripper) *netbox.Client {
-			c, err := netbox.New(netbox.Config{URL: s.URL(), Token: s.Token()}, slog.New(slog.DiscardHandler),
+			c, err := netbox.New(netbox.Config{Settings: sot.Settings{URL: s.URL(), Token: s.Token()}}, slog.New(slog.DiscardHandler),
 				netbox.WithHTTPClient(&http.Client{Transport: wrap(transportOf(s.Client()))}))
 			if err != nil {
 				t.Fatal(err)

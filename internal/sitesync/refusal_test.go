@@ -16,6 +16,7 @@ import (
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // TestRefusalFixedInTargetIsNotRepeated: a plan refused because the
@@ -27,7 +28,7 @@ import (
 func TestRefusalFixedInTargetIsNotRepeated(t *testing.T) {
 	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) {
 		ctx := context.Background()
-		c, err := nautobot.New(nautobot.Config{URL: srv.URL(), Token: srv.Token()}, slog.New(slog.DiscardHandler))
+		c, err := nautobot.New(nautobot.Config{Settings: sot.Settings{URL: srv.URL(), Token: srv.Token()}}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}
