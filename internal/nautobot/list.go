@@ -43,9 +43,11 @@ func (d dialect) Begin(ctx context.Context, sc scope.Scope) (sot.Reader[string],
 // reading is a read of sc with the lookups l and, when set, the names of
 // an earlier read.
 func (c *Client) reading(sc scope.Scope, kinds []resource.Kind, l *lookups, n *savedNames) *reading {
-	m := &mapper{l: l, owner: c.ownerMarker(), vniField: c.cfg.VNIField}
+	m := &mapper{l: l, owner: c.ownerMarker(), vniField: c.cfg.VNIField, vlans: map[string]string{}, prefixNS: map[string]string{}}
 	if n != nil {
-		m.namespaces, m.groups, m.vlans, m.prefixNS = n.Namespaces, n.Groups, n.VLANs, n.PrefixNS
+		m.namespaces, m.groups = n.Namespaces, n.Groups
+		maps.Copy(m.vlans, n.VLANs)
+		maps.Copy(m.prefixNS, n.PrefixNS)
 	}
 	for id, tag := range l.refs[refTag] {
 		if tag.Name == c.cfg.Tag {
@@ -103,11 +105,16 @@ func (r *reading) VLANKeys(ctx context.Context, ids []string) (map[string]string
 	if err != nil {
 		return nil, err
 	}
+	return r.vlanKeys(vs), nil
+}
+
+// vlanKeys are the keys of vs, by id.
+func (r *reading) vlanKeys(vs []wireVLAN) map[string]string {
 	out := make(map[string]string, len(vs))
 	for _, v := range vs {
 		out[v.ID] = resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
 	}
-	return out, nil
+	return out
 }
 
 // LearnNamed takes the names of the namespaces and VLAN groups swept.
@@ -195,56 +202,43 @@ func (r *reading) SweepKinds(ctx context.Context, kinds []resource.Kind, sel cha
 // Resolve fetches the VLANs that prefixes refer to and the prefixes that
 // parent IP addresses when the sweeps in scope did not include them.
 func (r *reading) Resolve(ctx context.Context) error {
-	if r.m.vlans == nil {
-		r.m.vlans = map[string]string{}
-	}
-	addVLANs := func(vs []wireVLAN) {
-		for _, v := range vs {
-			key := resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
-			r.m.vlans[v.ID] = key
-			r.c.learn(resource.Key{Kind: resource.KindVLAN, Name: key}, v.ID)
-		}
-	}
-	addVLANs(r.vlans)
-	if r.m.prefixNS == nil {
-		r.m.prefixNS = make(map[string]string, len(r.prefixes))
-	}
 	for _, p := range r.prefixes {
 		r.m.prefixNS[p.ID] = refID(p.Namespace)
 	}
-	var missingVLANs, missingPrefixes []string
-	for _, p := range r.prefixes {
-		if id := refID(p.VLAN); id != "" && r.m.vlans[id] == "" && !slices.Contains(missingVLANs, id) {
-			missingVLANs = append(missingVLANs, id)
-		}
-	}
+	var missing []string
 	seen := map[string]bool{}
 	for _, ip := range r.ips {
 		if id := refID(ip.Parent); id != "" && !seen[id] {
 			seen[id] = true
 			if _, ok := r.m.prefixNS[id]; !ok {
-				missingPrefixes = append(missingPrefixes, id)
+				missing = append(missing, id)
 			}
 		}
 	}
-	if len(missingVLANs) > 0 {
-		vs, err := byIDs[wireVLAN](ctx, r.c, "/api/ipam/vlans/", missingVLANs, r.t)
-		if err != nil {
-			return fmt.Errorf("vlans of prefixes: %w", err)
-		}
-		addVLANs(vs)
+	if len(missing) == 0 {
+		return nil
 	}
-	if len(missingPrefixes) > 0 {
-		ps, err := byIDs[wirePrefix](ctx, r.c, "/api/ipam/prefixes/", missingPrefixes, r.t)
-		if err != nil {
-			return fmt.Errorf("parents of ip addresses: %w", err)
-		}
-		for _, p := range ps {
-			r.m.prefixNS[p.ID] = refID(p.Namespace)
-		}
+	ps, err := byIDs[wirePrefix](ctx, r.c, "/api/ipam/prefixes/", missing, r.t)
+	if err != nil {
+		return fmt.Errorf("parents of ip addresses: %w", err)
+	}
+	for _, p := range ps {
+		r.m.prefixNS[p.ID] = refID(p.Namespace)
 	}
 	return nil
 }
+
+func (r *reading) SweptVLANs() (map[string]string, []string) {
+	var named []string
+	for _, p := range r.prefixes {
+		if id := refID(p.VLAN); id != "" {
+			named = append(named, id)
+		}
+	}
+	return r.vlanKeys(r.vlans), named
+}
+
+func (r *reading) Learn(k resource.Key, id string) { r.c.learn(k, id) }
 
 func (r *reading) Objects() ([]resource.Object, error) {
 	return sot.Objects(r.scope, r.want, len(r.nss)+len(r.groups)+len(r.vlans)+len(r.prefixes)+len(r.ips)+len(r.asns),

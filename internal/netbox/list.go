@@ -89,11 +89,16 @@ func (r *reading) VLANKeys(ctx context.Context, ids []int) (map[int]string, erro
 	if err != nil {
 		return nil, err
 	}
+	return r.vlanKeys(vs), nil
+}
+
+// vlanKeys are the keys of vs, by id.
+func (r *reading) vlanKeys(vs []wireVLAN) map[int]string {
 	out := make(map[int]string, len(vs))
 	for _, v := range vs {
 		out[v.ID] = resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
 	}
-	return out, nil
+	return out
 }
 
 func (r *reading) query(k resource.Kind) (string, url.Values) {
@@ -191,32 +196,21 @@ func (r *reading) SweepKinds(ctx context.Context, kinds []resource.Kind, sel cha
 		}))
 }
 
-// Resolve fetches the VLANs that prefixes refer to when the VLAN sweep in
-// scope did not include them.
-func (r *reading) Resolve(ctx context.Context) error {
-	addVLANs := func(vs []wireVLAN) {
-		for _, v := range vs {
-			key := resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
-			r.m.vlans[v.ID] = key
-			r.c.learn(resource.Key{Kind: resource.KindVLAN, Name: key}, v.ID)
-		}
-	}
-	addVLANs(r.vlans)
-	var missing []int
+// Resolve has nothing to read besides VLANs: objects name their VRF and
+// group by id, and both are read whole.
+func (r *reading) Resolve(context.Context) error { return nil }
+
+func (r *reading) SweptVLANs() (map[int]string, []int) {
+	var named []int
 	for _, p := range r.prefixes {
-		if id := refID(p.VLAN); id != 0 && r.m.vlans[id] == "" && !slices.Contains(missing, id) {
-			missing = append(missing, id)
+		if id := refID(p.VLAN); id != 0 {
+			named = append(named, id)
 		}
 	}
-	if len(missing) > 0 {
-		vs, err := byIDs[wireVLAN](ctx, r.c, "/api/ipam/vlans/", missing, url.Values{"fields": {"id,group,vid"}}, r.t)
-		if err != nil {
-			return fmt.Errorf("vlans of prefixes: %w", err)
-		}
-		addVLANs(vs)
-	}
-	return nil
+	return r.vlanKeys(r.vlans), named
 }
+
+func (r *reading) Learn(k resource.Key, id int) { r.c.learn(k, id) }
 
 func (r *reading) Objects() ([]resource.Object, error) {
 	// The global table stands as a namespace nobody owns, so that

@@ -3,6 +3,8 @@ package sot
 import (
 	"cmp"
 	"context"
+	"fmt"
+	"slices"
 
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -32,9 +34,14 @@ type Reader[ID cmp.Ordered] interface {
 	// SweepKinds reads the scope's VLANs, prefixes, IP addresses and ASNs
 	// among kinds that sel selects, through the scope's filters.
 	SweepKinds(ctx context.Context, kinds []resource.Kind, sel changelog.Select) error
-	// Resolve reads what the objects swept refer to that the sweeps did
-	// not include (a prefix's VLAN outside the scope).
+	// SweptVLANs are the keys of the VLANs swept, by id, and the ids of
+	// the VLANs the prefixes swept name.
+	SweptVLANs() (keys map[ID]string, named []ID)
+	// Resolve reads what else the objects swept refer to that the
+	// sweeps did not include, besides VLANs (resolve).
 	Resolve(ctx context.Context) error
+	// Learn keeps the id of an object later writes refer to.
+	Learn(k resource.Key, id ID)
 	// Objects maps what was swept, keeping what the scope asks for.
 	Objects() ([]resource.Object, error)
 	// Names are the read's names; the engine may add to them.
@@ -66,10 +73,39 @@ func read[ID cmp.Ordered](ctx context.Context, r Reader[ID]) ([]resource.Object,
 	if err := r.SweepKinds(ctx, r.Want(), changelog.Select{}); err != nil {
 		return nil, err
 	}
-	if err := r.Resolve(ctx); err != nil {
+	if err := resolve(ctx, r); err != nil {
 		return nil, err
 	}
 	return r.Objects()
+}
+
+// resolve learns the keys of the VLANs swept, and reads those the
+// prefixes swept name that the sweeps did not include (a VLAN outside the
+// scope), then what else the dialect resolves.
+func resolve[ID cmp.Ordered](ctx context.Context, r Reader[ID]) error {
+	vlans := r.Names().VLANs
+	learn := func(keys map[ID]string) {
+		for id, key := range keys {
+			vlans[id] = key
+			r.Learn(resource.Key{Kind: resource.KindVLAN, Name: key}, id)
+		}
+	}
+	swept, named := r.SweptVLANs()
+	learn(swept)
+	var missing []ID
+	for _, id := range named {
+		if vlans[id] == "" && !slices.Contains(missing, id) {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		keys, err := r.VLANKeys(ctx, missing)
+		if err != nil {
+			return fmt.Errorf("vlans of prefixes: %w", err)
+		}
+		learn(keys)
+	}
+	return r.Resolve(ctx)
 }
 
 // readNamed reads every namespace and VLAN group, and learns their names.

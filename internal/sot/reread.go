@@ -70,7 +70,7 @@ func (rr rereader[ID]) Reread(ctx context.Context, ids map[resource.Kind][]strin
 	if err := r.SweepKinds(ctx, r.Want(), changelog.Select{IDs: ids}); err != nil {
 		return nil, nil, err
 	}
-	if err := r.Resolve(ctx); err != nil {
+	if err := resolve(ctx, r); err != nil {
 		return nil, nil, err
 	}
 	gone, err := strays(ctx, r, named)
@@ -135,7 +135,7 @@ func (rr rereader[ID]) Changed(ctx context.Context, since map[resource.Kind]time
 	if err := parallel.Run(ctx, len(tasks), tasks); err != nil {
 		return nil, err
 	}
-	if err := r.Resolve(ctx); err != nil {
+	if err := resolve(ctx, r); err != nil {
 		return nil, err
 	}
 	return r.Objects()
