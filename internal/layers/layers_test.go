@@ -147,7 +147,7 @@ func TestRuleViolations(t *testing.T) {
 		{1, "internal/bulkwrite", []string{module + "internal/nautobot"}, []string{"internal/nautobot"}},
 		{1, "internal/httpapi", []string{module + "internal/netbox/netboxtest", module + "internal/clock"}, []string{"internal/netbox/netboxtest"}},
 		{2, "internal/netbox", []string{module + "internal/agent", module + "internal/httpapi"}, []string{"internal/agent"}},
-		{3, "internal/nautobot/nbtest", []string{module + "internal/netbox"}, []string{"internal/netbox"}},
+		{3, "internal/nautobot/servertest", []string{module + "internal/netbox"}, []string{"internal/netbox"}},
 		{5, "cmd/ipsync", []string{"os", module + "internal/cli", module + "internal/agent"}, []string{"internal/agent"}},
 		{5, "internal/cli", []string{module + "internal/agent"}, nil},
 	}
