@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
 	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
@@ -278,7 +278,7 @@ func TestNetworkErrors(t *testing.T) {
 	srv := servertest.Emulator(t)
 	e := newSpecEnv(t, srv)
 	e.vlans(t, 3, "")
-	srv.Emulator().Inject(emulator.Fault{Method: "GET", PathPrefix: "/api/ipam/vlans/", Status: 503, Times: 2})
+	srv.Emulator().Inject(emulatortest.Fault{Method: "GET", PathPrefix: "/api/ipam/vlans/", Status: 503, Times: 2})
 	code, _, errOut := run(t, nil, "plan", "--config", e.cfg)
 	// The CLI's default log: text, warnings and worse.
 	if code != ExitChanges || strings.Count(errOut, `level=WARN msg="nautobot request failed; retrying"`) != 2 || !strings.Contains(errOut, "/api/ipam/vlans/") {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
 	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
@@ -553,8 +553,8 @@ func TestAgentFaults(t *testing.T) {
 	routedNetwork(t, base, fmt.Sprintf("faults-%d", time.Now().UnixNano()%100000), 185, 186, "172.26.12.0/24", "172.26.13.0/24")
 
 	// Bursts of 503 on creates and 429 on reads while the site syncs.
-	srv.Emulator().Inject(emulator.Fault{Method: "POST", PathPrefix: "/api/ipam/", Status: 503, Times: 3})
-	srv.Emulator().Inject(emulator.Fault{Method: "GET", PathPrefix: "/api/ipam/vlans/", Status: 429, RetryAfter: 1, Times: 2})
+	srv.Emulator().Inject(emulatortest.Fault{Method: "POST", PathPrefix: "/api/ipam/", Status: 503, Times: 3})
+	srv.Emulator().Inject(emulatortest.Fault{Method: "GET", PathPrefix: "/api/ipam/vlans/", Status: 429, RetryAfter: 1, Times: 2})
 	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
 	srv.Emulator().ClearFaults()
 	count := map[string]int{}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
 	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
 	"github.com/ipsync/ipsync/internal/syncbuf"
@@ -24,7 +24,7 @@ func TestInterruptedApplyCountsWhatItWrote(t *testing.T) {
 	servertest.Each(t, func(t *testing.T, s *servertest.Server) {
 		if emu := s.Emulator(); emu != nil {
 			// The emulator answers at once; a real server takes this long.
-			emu.Inject(emulator.Fault{Method: "POST", PathPrefix: "/api/ipam/vlans/", Latency: 300 * time.Millisecond})
+			emu.Inject(emulatortest.Fault{Method: "POST", PathPrefix: "/api/ipam/vlans/", Latency: 300 * time.Millisecond})
 		}
 		interruptedApply(t, nautobotTarget(s))
 	})

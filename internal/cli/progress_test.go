@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
 	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
@@ -17,7 +17,7 @@ func TestProgressWhileTheServerWrites(t *testing.T) {
 	srv := servertest.Emulator(t)
 	e := newSpecEnv(t, srv)
 	e.vlans(t, 40, "")
-	srv.Emulator().Inject(emulator.Fault{Method: "POST", PathPrefix: "/api/ipam/vlans/", Latency: 6 * time.Second, Times: 1})
+	srv.Emulator().Inject(emulatortest.Fault{Method: "POST", PathPrefix: "/api/ipam/vlans/", Latency: 6 * time.Second, Times: 1})
 	code, _, stderr := run(t, nil, "apply", "--config", e.cfg, "--commit")
 	if code != ExitOK {
 		t.Fatalf("apply: exit %d\n%s", code, stderr)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/benchdata"
 	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -30,7 +31,7 @@ func BenchmarkApplyCreate100k(b *testing.B) {
 	var applyTime, listTime time.Duration
 	for b.Loop() {
 		b.StopTimer()
-		srv := emulator.NewServer()
+		srv := emulatortest.NewServer()
 		c, err := New(Config{URL: srv.URL(), Token: emulator.DefaultToken}, slog.New(slog.DiscardHandler), WithHTTPClient(srv.Client()))
 		if err != nil {
 			b.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
 )
 
 // TestChangeLogOnEmulator reads the emulator's change log through
@@ -112,13 +113,13 @@ func TestChangeLogOnEmulator(t *testing.T) {
 func TestChangeLogCutShort(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		fault emulator.Fault
+		fault emulatortest.Fault
 		fails bool
 	}{
-		{"pages end early", emulator.Fault{EndEarly: true}, true},
-		{"the count is off", emulator.Fault{CountDelta: 1}, true},
-		{"a 503 once", emulator.Fault{Status: http.StatusServiceUnavailable, Times: 1}, false},
-		{"a truncated page once", emulator.Fault{Truncate: true, Times: 1}, false},
+		{"pages end early", emulatortest.Fault{EndEarly: true}, true},
+		{"the count is off", emulatortest.Fault{CountDelta: 1}, true},
+		{"a 503 once", emulatortest.Fault{Status: http.StatusServiceUnavailable, Times: 1}, false},
+		{"a truncated page once", emulatortest.Fault{Truncate: true, Times: 1}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, func(c *Config) { c.PageSize = 2 }, false)

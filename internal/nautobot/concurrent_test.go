@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
 	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -60,7 +60,7 @@ func TestBulkWritesAtOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Each create waits, so batches sent together overlap.
-			srv.Emulator().Inject(emulator.Fault{Method: http.MethodPost, PathPrefix: tt.path, Latency: 100 * time.Millisecond, Times: 8})
+			srv.Emulator().Inject(emulatortest.Fault{Method: http.MethodPost, PathPrefix: tt.path, Latency: 100 * time.Millisecond, Times: 8})
 			objs := []resource.Object{&resource.VLANGroup{M: meta(), Name: "g"},
 				&resource.Prefix{M: meta(), Namespace: "Global", Prefix: pfx("10.0.0.0/16"), Status: "Active"}}
 			for i := range 80 {

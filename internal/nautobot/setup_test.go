@@ -11,6 +11,7 @@ import (
 	"github.com/ipsync/ipsync/internal/clock/clocktest"
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
 	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -230,14 +231,14 @@ func TestTLSVerification(t *testing.T) {
 
 func TestTokenIsNeverLogged(t *testing.T) {
 	var logs bytes.Buffer
-	srv := emulator.NewServer(emulator.WithToken("s3cr3t-token"))
+	srv := emulatortest.NewServer(emulator.WithToken("s3cr3t-token"))
 	defer srv.Close()
 	c, err := New(Config{URL: srv.URL(), Token: "s3cr3t-token", MaxRetries: 2}, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		WithHTTPClient(srv.Client()), WithClock(clocktest.NewInstant(clocktest.Start)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Inject(emulator.Fault{Status: 503})
+	srv.Inject(emulatortest.Fault{Status: 503})
 	_, err = c.List(context.Background(), scope.Scope{})
 	if err == nil {
 		t.Fatal("List against a failing server succeeded")

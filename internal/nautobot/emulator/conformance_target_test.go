@@ -55,7 +55,7 @@ var realSeed = SeedData{
 
 func emulatorTarget(line, version string) func(t *testing.T) (*target, string) {
 	return func(t *testing.T) (*target, string) {
-		s := NewServer(WithVersion(version))
+		s := NewServer(WithVersion(version), WithChangeLog())
 		t.Cleanup(s.Close)
 		if err := s.Seed(realSeed); err != nil {
 			t.Fatal(err)

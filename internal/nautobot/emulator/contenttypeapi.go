@@ -95,3 +95,12 @@ func (h *Handler) encodeContentType(e *encoder, c contentType) {
 	e.field("model", c.model)
 	e.w.close('}')
 }
+
+// unversioned answers without the API-Version header: Nautobot's content
+// types view is not one of its versioned API views, on either line.
+type unversioned struct{ http.ResponseWriter }
+
+func (u unversioned) WriteHeader(status int) {
+	u.Header().Del("API-Version")
+	u.ResponseWriter.WriteHeader(status)
+}

@@ -1,17 +1,20 @@
 // Package emulator is an in-process emulator of the parts of Nautobot's
-// REST API that ipsync uses, for tests and demos. It holds real state in
-// memory and answers the way Nautobot 2.4 and 3.x do (WithVersion picks the
-// line): token auth, version negotiation in the Accept header, limit/offset
-// pagination, strict filtering, bulk create/update/delete that are
-// all-or-none, model validation with DRF-shaped error bodies, 500s where
-// Nautobot lets an exception through, computed prefix and IP parents, the
-// nautobot-bgp-models app's autonomous systems, and the change log
-// (/api/extras/object-changes/, one record per object and request, written
-// in the request's transaction) with the content types its filters name.
+// REST API that ipsync uses, for tests and for ipsync demo, which serves
+// it from the shipped binary. It holds real state in memory and answers
+// the way Nautobot 2.4 and 3.x do (WithVersion picks the line): token
+// auth, version negotiation in the Accept header, limit/offset pagination,
+// strict filtering, bulk create/update/delete that are all-or-none, model
+// validation with DRF-shaped error bodies, 500s where Nautobot lets an
+// exception through, computed prefix and IP parents, the
+// nautobot-bgp-models app's autonomous systems, and the change log (one
+// record per object and request, written in the request's transaction).
+// Requests are counted by method and path.
 //
-// Faults (latency, 5xx bursts, 429 with Retry-After, connection resets,
-// truncated or short pages) can be switched on per test at runtime, and
-// requests are counted by method and path.
+// What only tests need is not linked unless asked for, so that it does not
+// weigh on the binary: WithChangeLog serves the change log
+// (/api/extras/object-changes/) and the content types its filters name,
+// which the demo never reads; emulatortest adds both, and faults injected
+// in front of the emulator (WithFront), for the tests.
 //
 // TestConformance runs one table of scenarios against the emulator and
 // against real servers (scripts/nautobot-up.sh); where they differ, the

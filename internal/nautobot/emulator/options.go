@@ -1,6 +1,10 @@
 package emulator
 
-import "time"
+import (
+	"net/http"
+	"strings"
+	"time"
+)
 
 // DefaultToken is the API token a server accepts when no WithToken
 // option is given.
@@ -19,6 +23,15 @@ type config struct {
 	strictCF    bool
 	tls         bool
 	shuffleTies bool
+	extras      []extra
+	front       []func(next http.Handler) http.Handler
+}
+
+// extra is an endpoint served besides the object tables': a collection
+// path and what answers it and its objects (id "" for the list).
+type extra struct {
+	path  string
+	serve func(h *Handler, w http.ResponseWriter, q *request, id string)
 }
 
 func defaultConfig() config {
@@ -66,3 +79,27 @@ func WithUnstableTies() Option { return func(c *config) { c.shuffleTies = true }
 
 // WithTLS makes NewServer serve HTTPS with a self-signed certificate.
 func WithTLS() Option { return func(c *config) { c.tls = true } }
+
+// WithChangeLog serves the change log (/api/extras/object-changes/) and
+// the content types its filters name (/api/extras/content-types/). The
+// log is kept either way; serving it is an option because only the
+// following of changes reads it, which ipsync demo never does, and a
+// binary that does not ask for it does not link its API.
+func WithChangeLog() Option {
+	return func(c *config) {
+		c.extras = append(c.extras,
+			extra{pathObjectChanges, func(h *Handler, w http.ResponseWriter, q *request, id string) {
+				h.objectChanges(w, q, strings.ToLower(id))
+			}},
+			extra{pathContentTypes, func(h *Handler, w http.ResponseWriter, q *request, id string) {
+				h.contentTypes(unversioned{w}, q, id)
+			}})
+	}
+}
+
+// WithFront puts front before the emulator on NewServer's port, as a
+// proxy in front of a real server: it sees every request first and may
+// answer it itself. Tests inject faults there.
+func WithFront(front func(next http.Handler) http.Handler) Option {
+	return func(c *config) { c.front = append(c.front, front) }
+}

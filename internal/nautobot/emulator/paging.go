@@ -36,12 +36,6 @@ func (h *Handler) page(q *request, n int) listPage {
 	if p.lo > p.hi {
 		p.lo = p.hi
 	}
-	if q.f != nil {
-		if q.f.EndEarly {
-			p.next = ""
-		}
-		p.count += q.f.CountDelta
-	}
 	return p
 }
 

@@ -24,8 +24,6 @@ type Handler struct {
 	mu sync.Mutex // guards st
 	st *store
 
-	fmu    sync.Mutex // guards faults
-	faults []*Fault
 	counts reqcount.Counter
 }
 
@@ -62,7 +60,11 @@ type Server struct {
 // NewServer starts an emulator on a local port. Close it when done.
 func NewServer(opts ...Option) *Server {
 	h := NewHandler(opts...)
-	s := &Server{Handler: h, ts: httptest.NewUnstartedServer(h)}
+	var front http.Handler = h
+	for _, f := range h.cfg.front {
+		front = f(front)
+	}
+	s := &Server{Handler: h, ts: httptest.NewUnstartedServer(front)}
 	// Clients that refuse the self-signed certificate are what TLS tests
 	// are about; their handshake errors are not worth a log line.
 	s.ts.Config.ErrorLog = log.New(dropHandshakeErrors{os.Stderr}, "", log.LstdFlags)
@@ -92,24 +94,29 @@ func (s *Server) Client() *http.Client { return s.ts.Client() }
 // Close stops the server.
 func (s *Server) Close() { s.ts.Close() }
 
-// ServeHTTP counts the request, applies any fault, and handles it.
+// ServeHTTP counts the request and handles it.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if f := h.take(r); f != nil {
-		h.serveFaulted(w, r, f)
-		return
-	}
-	h.serve(w, r, nil)
+	h.counts.Add(r.Method, r.URL.Path)
+	h.serve(w, r)
 }
+
+// Requests counts the requests received with method ("" for any) whose
+// path starts with pathPrefix.
+func (h *Handler) Requests(method, pathPrefix string) int {
+	return h.counts.Requests(method, pathPrefix)
+}
+
+// ResetCounts forgets the requests counted so far.
+func (h *Handler) ResetCounts() { h.counts.Reset() }
 
 // request is what the handlers need to know about one request.
 type request struct {
 	r       *http.Request
-	f       *Fault
 	version apiVersion
 	base    string
 }
 
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, f *Fault) {
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	path, ok := strings.CutPrefix(r.URL.Path, "/api/")
 	if !ok {
 		writeDetail(w, http.StatusNotFound, "", "Not found.")
@@ -129,7 +136,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, f *Fault) {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	req := &request{r: r, f: f, version: ver, base: scheme + "://" + r.Host}
+	req := &request{r: r, version: ver, base: scheme + "://" + r.Host}
 	if path == "status/" {
 		h.status(w, req)
 		return
@@ -141,13 +148,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, f *Fault) {
 	path = strings.TrimSuffix(path, "/")
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if id, ok := below(path, pathObjectChanges); ok {
-		h.objectChanges(w, req, strings.ToLower(id))
-		return
-	}
-	if id, ok := below(path, pathContentTypes); ok {
-		h.contentTypes(unversioned{w}, req, id)
-		return
+	for _, x := range h.cfg.extras {
+		if id, ok := below(path, x.path); ok {
+			x.serve(h, w, req, id)
+			return
+		}
 	}
 	if t := h.tableAt(path); t != nil {
 		h.serveList(w, req, t)
@@ -252,15 +257,6 @@ func (h *Handler) authenticate(r *http.Request) (int, string) {
 func writeDetail(w http.ResponseWriter, status int, version, detail string) {
 	body := append([]byte(`{"detail": `), appendQuoted(nil, detail)...)
 	writeJSON(w, status, version, append(body, '}'))
-}
-
-// unversioned answers without the API-Version header: Nautobot's content
-// types view is not one of its versioned API views, on either line.
-type unversioned struct{ http.ResponseWriter }
-
-func (u unversioned) WriteHeader(status int) {
-	u.Header().Del("API-Version")
-	u.ResponseWriter.WriteHeader(status)
 }
 
 func writeJSON(w http.ResponseWriter, status int, version string, body []byte) {

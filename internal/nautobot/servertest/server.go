@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
 	"github.com/ipsync/ipsync/internal/reqcount"
 	"github.com/ipsync/ipsync/internal/serverstall"
 )
@@ -43,7 +44,7 @@ type Server struct {
 	url   string
 	token string
 	http  *http.Client
-	emu   *emulator.Server // nil for a real server
+	emu   *emulatortest.Server // nil for a real server
 	real  *real
 	// shell runs the Python on its stdin in the server's nautobot-server
 	// shell (a sh command line); shellVar is where it came from.
@@ -64,7 +65,7 @@ func (s *Server) Staller(tb testing.TB) func(method, path string, d time.Duratio
 	tb.Helper()
 	if s.emu != nil {
 		return func(method, path string, d time.Duration) {
-			s.emu.Inject(emulator.Fault{Method: method, PathPrefix: path, Times: 1, Stall: d})
+			s.emu.Inject(emulatortest.Fault{Method: method, PathPrefix: path, Times: 1, Stall: d})
 		}
 	}
 	if s.stall == "" {
@@ -102,7 +103,7 @@ func (s *Server) Client() *http.Client { return s.http }
 func (s *Server) Real() bool { return s.emu == nil }
 
 // Emulator is the emulator behind s, or nil for a real server.
-func (s *Server) Emulator() *emulator.Server { return s.emu }
+func (s *Server) Emulator() *emulatortest.Server { return s.emu }
 
 // Requests counts the requests sent with method ("" for any) whose path
 // starts with pathPrefix since the last ResetCounts.
@@ -199,7 +200,7 @@ func (s *Server) Reset(tb testing.TB) {
 // Emulator starts a seeded emulator for t.
 func Emulator(t testing.TB, opts ...emulator.Option) *Server {
 	t.Helper()
-	emu := emulator.NewServer(opts...)
+	emu := emulatortest.NewServer(opts...)
 	t.Cleanup(emu.Close)
 	if err := emu.Seed(Seed); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,8 @@
-package emulator
+package emulatortest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -53,32 +54,32 @@ func (f *Fault) matches(r *http.Request) bool {
 }
 
 // Inject adds a fault. The first fault matching a request applies to it.
-func (h *Handler) Inject(f Fault) {
-	h.fmu.Lock()
-	defer h.fmu.Unlock()
-	h.faults = append(h.faults, &f)
+func (s *Server) Inject(f Fault) {
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	s.faults = append(s.faults, &f)
 }
 
 // ClearFaults removes every fault.
-func (h *Handler) ClearFaults() {
-	h.fmu.Lock()
-	defer h.fmu.Unlock()
-	h.faults = nil
+func (s *Server) ClearFaults() {
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	s.faults = nil
 }
 
 // take counts r and returns the fault that applies to it, if any.
-func (h *Handler) take(r *http.Request) *Fault {
-	h.fmu.Lock()
-	defer h.fmu.Unlock()
-	h.counts.Add(r.Method, r.URL.Path)
-	for i, f := range h.faults {
+func (s *Server) take(r *http.Request) *Fault {
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	s.counts.Add(r.Method, r.URL.Path)
+	for i, f := range s.faults {
 		if !f.matches(r) {
 			continue
 		}
 		applied := *f
 		if f.Times > 0 {
 			if f.Times--; f.Times == 0 {
-				h.faults = append(h.faults[:i:i], h.faults[i+1:]...)
+				s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
 			}
 		}
 		return &applied
@@ -86,17 +87,8 @@ func (h *Handler) take(r *http.Request) *Fault {
 	return nil
 }
 
-// Requests counts the requests received with method ("" for any) whose
-// path starts with pathPrefix, faulted ones included.
-func (h *Handler) Requests(method, pathPrefix string) int {
-	return h.counts.Requests(method, pathPrefix)
-}
-
-// ResetCounts forgets the requests counted so far.
-func (h *Handler) ResetCounts() { h.counts.Reset() }
-
-// serveFaulted applies f around the normal handling of r.
-func (h *Handler) serveFaulted(w http.ResponseWriter, r *http.Request, f *Fault) {
+// serveFaulted applies f around next's handling of r.
+func serveFaulted(w http.ResponseWriter, r *http.Request, f *Fault, next http.Handler) {
 	if f.Latency > 0 {
 		if err := sleep(r.Context(), f.Latency); err != nil {
 			return
@@ -111,36 +103,70 @@ func (h *Handler) serveFaulted(w http.ResponseWriter, r *http.Request, f *Fault)
 	switch {
 	case f.Status == http.StatusTooManyRequests:
 		w.Header().Set("Retry-After", strconv.Itoa(f.RetryAfter))
-		writeJSON(w, f.Status, "", []byte(fmt.Sprintf(`{"detail": "Request was throttled. Expected available in %d seconds."}`, f.RetryAfter)))
+		body := fmt.Sprintf(`{"detail": "Request was throttled. Expected available in %d seconds."}`, f.RetryAfter)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(f.Status)
+		_, _ = w.Write([]byte(body))
 	case f.Status != 0:
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(f.Status)
 		fmt.Fprintf(w, "<html><body><h1>%d %s</h1></body></html>\n", f.Status, http.StatusText(f.Status))
 	case f.Reset == ResetBeforeHandling:
 		hangUp(w, true)
-	case f.Reset == ResetAfterHandling || f.Truncate:
+	case f.Reset == ResetAfterHandling || f.Truncate || f.EndEarly || f.CountDelta != 0:
 		rec := httptest.NewRecorder()
-		h.serve(rec, r, f)
+		next.ServeHTTP(rec, r)
 		if f.Reset == ResetAfterHandling {
 			hangUp(w, true)
 			return
 		}
 		body := rec.Body.Bytes()
+		if f.EndEarly || f.CountDelta != 0 {
+			body = shortPage(rec.Code, body, f)
+		}
 		for k, v := range rec.Header() {
 			w.Header()[k] = v
 		}
-		// Announce the whole body and send half: the client sees an
-		// unexpected EOF, as when a proxy cuts a response short.
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(rec.Code)
+		if !f.Truncate {
+			_, _ = w.Write(body)
+			return
+		}
+		// Announce the whole body and send half: the client sees an
+		// unexpected EOF, as when a proxy cuts a response short.
 		_, _ = w.Write(body[:len(body)/2])
 		if fl, ok := w.(http.Flusher); ok {
 			fl.Flush()
 		}
 		hangUp(w, false)
 	default:
-		h.serve(w, r, f)
+		next.ServeHTTP(w, r)
 	}
+}
+
+// shortPage is a list page as f leaves it: "next" null although more
+// remain, "count" off by CountDelta. Other answers pass unchanged.
+func shortPage(status int, body []byte, f *Fault) []byte {
+	var p struct {
+		Count    int             `json:"count"`
+		Next     *string         `json:"next"`
+		Previous *string         `json:"previous"`
+		Results  json.RawMessage `json:"results"`
+	}
+	if status != http.StatusOK || json.Unmarshal(body, &p) != nil || p.Results == nil {
+		return body
+	}
+	if f.EndEarly {
+		p.Next = nil
+	}
+	p.Count += f.CountDelta
+	out, err := json.Marshal(p)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // hangUp closes the connection without (further) answer, with a TCP reset
