@@ -2,7 +2,8 @@
 // which: the domain and the planner stay pure, the shared engine knows no
 // server's dialect, the dialects know none of their callers, the emulator
 // none of the client, and the command is thin; and the shipped binary
-// links no test support. It fails on a forbidden import, naming it.
+// links no test support, nor the emulator's endpoints only tests read. It
+// fails on a forbidden import, naming it.
 package layers
 
 import (
@@ -10,6 +11,7 @@ import (
 	"bytes"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -205,5 +207,43 @@ func TestTestSupport(t *testing.T) {
 	want := []string{"internal/nautobot/emulator/emulatortest", "internal/nautobot/servertest", "internal/clock/clocktest"}
 	if got := testSupport(pkgs); !slices.Equal(got, want) {
 		t.Errorf("testSupport(%v) = %v, want %v", pkgs, got, want)
+	}
+}
+
+// TestShippedBinaryServesNoChangeLog: the emulator's change log endpoints,
+// which only tests read, are linked only where WithChangeLog is named, and
+// ipsync demo does not name it. An import rule cannot see this: the code
+// is in the package the demo imports, left out by the linker.
+func TestShippedBinaryServesNoChangeLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds ipsync")
+	}
+	bin := filepath.Join(t.TempDir(), "ipsync")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/ipsync")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command("go", "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	const emu = module + "internal/nautobot/emulator."
+	linked := map[string]bool{}
+	for line := range strings.Lines(string(out)) {
+		if f := strings.Fields(line); len(f) == 3 {
+			if m, ok := strings.CutPrefix(f[2], emu); ok {
+				linked[m] = true
+			}
+		}
+	}
+	// The demo's server is there, so the names below are the right ones.
+	if !linked["(*Handler).serve"] {
+		t.Fatalf("ipsync links no %s(*Handler).serve: is the emulator renamed? (update this test)", emu)
+	}
+	for _, m := range []string{"(*Handler).objectChanges", "(*Handler).matchingChanges", "changeFilters", "(*Handler).contentTypes", "contentTypeFilters"} {
+		if linked[m] {
+			t.Errorf("ipsync links %s%s, which only WithChangeLog serves", emu, m)
+		}
 	}
 }
