@@ -13,7 +13,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/syncbuf"
 )
 
@@ -22,7 +22,7 @@ import (
 // a normal shutdown logs no warning.
 func TestAgentLogs(t *testing.T) {
 	base := neutronURL(t)
-	srv := nbtest.Emulator(t)
+	srv := servertest.Emulator(t)
 	extra := "agent:\n  listen: 127.0.0.1:0\n"
 	if amqpURL := os.Getenv("IPSYNC_RABBITMQ_URL"); amqpURL != "" {
 		queue := fmt.Sprintf("ipsync-logs-%d", time.Now().UnixNano())

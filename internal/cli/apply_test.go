@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
 // specEnv is a Nautobot or a NetBox plus a config whose spec is one file
@@ -22,7 +22,7 @@ type specEnv struct {
 	spec string
 }
 
-func newSpecEnv(t *testing.T, srv *nbtest.Server) *specEnv {
+func newSpecEnv(t *testing.T, srv *servertest.Server) *specEnv {
 	t.Helper()
 	return newTargetEnv(t, nautobotTarget(srv))
 }
@@ -190,10 +190,10 @@ func applyScenarios(t *testing.T, srv *target) {
 }
 
 func TestWriteRefusedOutsideAllowedHosts(t *testing.T) {
-	nbtest.Each(t, writeRefusedOutsideAllowedHosts)
+	servertest.Each(t, writeRefusedOutsideAllowedHosts)
 }
 
-func writeRefusedOutsideAllowedHosts(t *testing.T, srv *nbtest.Server) {
+func writeRefusedOutsideAllowedHosts(t *testing.T, srv *servertest.Server) {
 	e := newSpecEnv(t, srv)
 	e.vlans(t, 1, "")
 	cfg, _ := os.ReadFile(e.cfg)
@@ -222,10 +222,10 @@ func vidsOf(t *testing.T, srv interface {
 }
 
 func TestUnsupportedFieldRefusedBeforeAnyWrite(t *testing.T) {
-	nbtest.Each(t, unsupportedFieldRefused)
+	servertest.Each(t, unsupportedFieldRefused)
 }
 
-func unsupportedFieldRefused(t *testing.T, srv *nbtest.Server) {
+func unsupportedFieldRefused(t *testing.T, srv *servertest.Server) {
 	e := newSpecEnv(t, srv)
 	e.vlans(t, 3, "asns:\n  - {asn: 65011, rir: private}\n")
 	e.srv.ResetCounts()
@@ -241,9 +241,9 @@ func unsupportedFieldRefused(t *testing.T, srv *nbtest.Server) {
 // TestApplySavedPlanNeedsOnlyTheConfig: a saved plan is applied without its
 // spec; the config gives the URL and token, and without it the message says
 // that this is all it needs.
-func TestApplySavedPlanNeedsOnlyTheConfig(t *testing.T) { nbtest.Each(t, applySavedPlan) }
+func TestApplySavedPlanNeedsOnlyTheConfig(t *testing.T) { servertest.Each(t, applySavedPlan) }
 
-func applySavedPlan(t *testing.T, srv *nbtest.Server) {
+func applySavedPlan(t *testing.T, srv *servertest.Server) {
 	e := newSpecEnv(t, srv)
 	e.vlans(t, 5, "")
 	planFile := filepath.Join(t.TempDir(), "plan.json")
@@ -275,10 +275,10 @@ func applySavedPlan(t *testing.T, srv *nbtest.Server) {
 // level; an error retrying cannot fix ends the run at once and says why.
 func TestNetworkErrors(t *testing.T) {
 	// Faults are injected: the emulator alone.
-	srv := nbtest.Emulator(t)
+	srv := servertest.Emulator(t)
 	e := newSpecEnv(t, srv)
 	e.vlans(t, 3, "")
-	srv.Emulator().Inject(nautobottest.Fault{Method: "GET", PathPrefix: "/api/ipam/vlans/", Status: 503, Times: 2})
+	srv.Emulator().Inject(emulatortest.Fault{Method: "GET", PathPrefix: "/api/ipam/vlans/", Status: 503, Times: 2})
 	code, _, errOut := run(t, nil, "plan", "--config", e.cfg)
 	// The CLI's default log: text, warnings and worse.
 	if code != ExitChanges || strings.Count(errOut, `level=WARN msg="nautobot request failed; retrying"`) != 2 || !strings.Contains(errOut, "/api/ipam/vlans/") {
@@ -297,9 +297,9 @@ func TestNetworkErrors(t *testing.T) {
 // TestConfigFileErrorsAndPaths: a config typo is reported at its line with
 // a did-you-mean, and every relative path in the config is relative to the
 // config file, not to where ipsync runs.
-func TestConfigFileErrorsAndPaths(t *testing.T) { nbtest.Each(t, configFileErrorsAndPaths) }
+func TestConfigFileErrorsAndPaths(t *testing.T) { servertest.Each(t, configFileErrorsAndPaths) }
 
-func configFileErrorsAndPaths(t *testing.T, srv *nbtest.Server) {
+func configFileErrorsAndPaths(t *testing.T, srv *servertest.Server) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{
 		"secrets/token":   srv.Token(),

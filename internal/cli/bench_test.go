@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
 // BenchmarkEventLatency measures how long a change in the real Neutron takes
@@ -39,7 +39,7 @@ func BenchmarkEventLatency(b *testing.B) {
 func agentLatency(b *testing.B, events int) []time.Duration {
 	base := os.Getenv("IPSYNC_NEUTRON_URL")
 	amqp := os.Getenv("IPSYNC_RABBITMQ_URL")
-	srv := nbtest.Emulator(b)
+	srv := servertest.Emulator(b)
 	cfg := siteConfig(b, srv, base, fmt.Sprintf("agent:\n  listen: 127.0.0.1:0\n  interval: 24h\n  coalesce: 50ms\n  rabbitmq: {url: %q, queue: %q}\n",
 		amqp, fmt.Sprintf("ipsync-bench-%d", time.Now().UnixNano())))
 	mustRun(b, "bootstrap", "--config", cfg, "--commit")

@@ -17,7 +17,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/ipsync/ipsync/internal/agent"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/syncbuf"
 )
 
@@ -127,7 +127,7 @@ func TestAgentCatchesUpAfterBrokerRestart(t *testing.T) {
 // tests: a periodic sync a day away, so that only notifications move it.
 type brokerAgent struct {
 	t      *testing.T
-	srv    *nbtest.Server
+	srv    *servertest.Server
 	addr   string
 	logs   *syncbuf.Buffer
 	done   chan int
@@ -136,7 +136,7 @@ type brokerAgent struct {
 
 func startBrokerAgent(t *testing.T, base, amqpURL, queuePrefix string) *brokerAgent {
 	t.Helper()
-	srv := nbtest.Emulator(t)
+	srv := servertest.Emulator(t)
 	addr := freeAddr(t)
 	queue := fmt.Sprintf("%s-%d", queuePrefix, time.Now().UnixNano())
 	t.Cleanup(func() { deleteQueue(amqpURL, queue) })

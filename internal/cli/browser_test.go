@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/browsertest"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
 // TestDriftReportInABrowser opens the report of ipsync drift -o html, as
@@ -18,10 +18,10 @@ import (
 // browser shows works without JavaScript and offline.
 func TestDriftReportInABrowser(t *testing.T) {
 	chromium := browsertest.New(t)
-	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) { driftReportInABrowser(t, srv, chromium) })
+	servertest.Each(t, func(t *testing.T, srv *servertest.Server) { driftReportInABrowser(t, srv, chromium) })
 }
 
-func driftReportInABrowser(t *testing.T, srv *nbtest.Server, chromium *browsertest.Chromium) {
+func driftReportInABrowser(t *testing.T, srv *servertest.Server, chromium *browsertest.Chromium) {
 	e := newSpecEnv(t, srv)
 	e.vlans(t, 5, "")
 	mustRun(t, "apply", "--config", e.cfg, "--commit")

@@ -11,12 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator"
 )
 
 // demoSeed is what examples/ refers to and Nautobot owns: in a real
 // installation these exist before ipsync runs.
-var demoSeed = nautobottest.SeedData{
+var demoSeed = emulator.SeedData{
 	Locations: []string{"DC-A11", "DC-B22"},
 	Roles:     []string{"provisioning", "storage", "oob", "loopback"},
 	Tenants:   []string{"platform", "netops"},

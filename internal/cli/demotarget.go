@@ -8,7 +8,7 @@ import (
 
 	"github.com/ipsync/ipsync/examples"
 	netboxexamples "github.com/ipsync/ipsync/examples-netbox"
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator"
 	"github.com/ipsync/ipsync/internal/plural"
 )
 
@@ -32,14 +32,14 @@ func (e *env) demoTarget(target, rawURL string) (*demoServer, error) {
 		if rawURL != "" {
 			return nil, usagef("--url is for --target netbox: the Nautobot demo runs against its built-in emulator")
 		}
-		srv := nautobottest.NewServer()
+		srv := emulator.NewServer()
 		if err := srv.Seed(demoSeed); err != nil {
 			srv.Close()
 			return nil, fmt.Errorf("seed emulator: %w", err)
 		}
 		banner := fmt.Sprintf("ipsync demo: a Nautobot EMULATOR (not a real Nautobot) listens on %s\nseeded: locations %s; roles %s; tenants %s",
 			srv.URL(), strings.Join(demoSeed.Locations, ", "), strings.Join(demoSeed.Roles, ", "), strings.Join(demoSeed.Tenants, ", "))
-		return &demoServer{section: "nautobot", url: srv.URL(), host: "127.0.0.1", token: nautobottest.DefaultToken, spec: examples.Spec(),
+		return &demoServer{section: "nautobot", url: srv.URL(), host: "127.0.0.1", token: emulator.DefaultToken, spec: examples.Spec(),
 			banner: banner, close: srv.Close,
 			done: func() string {
 				return ": " + plural.Of(srv.Requests("", "/api/"), "request") + " served by the emulator"

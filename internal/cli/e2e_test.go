@@ -15,12 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
 // These tests run ipsync end to end against a real Neutron (and RabbitMQ,
-// for the agent) and each Nautobot nbtest gives: the emulator and the real
+// for the agent) and each Nautobot servertest gives: the emulator and the real
 // servers the environment names. .ci/run starts them all.
 
 func neutronURL(t testing.TB) string {
@@ -118,7 +118,7 @@ func deleteUntilGone(url string) error {
 
 // siteConfig writes a config with the examples as spec and site a11 on the
 // real Neutron, against srv.
-func siteConfig(t testing.TB, srv *nbtest.Server, neutron, extra string) string {
+func siteConfig(t testing.TB, srv *servertest.Server, neutron, extra string) string {
 	t.Helper()
 	return targetSiteConfig(t, nautobotTarget(srv), neutron, extra)
 }
@@ -148,7 +148,7 @@ allowed_hosts: [127.0.0.1]
 %s`, specPath, section, url, tokenFile, extra))
 }
 
-// objectLister is what lists a server's objects: nbtest.Server, target.
+// objectLister is what lists a server's objects: servertest.Server, target.
 type objectLister interface {
 	Objects(testing.TB, string) []map[string]any
 }
@@ -546,15 +546,15 @@ func httpGet(url string) (int, string) {
 func TestAgentFaults(t *testing.T) {
 	base := neutronURL(t)
 	// Faults are injected: the emulator alone.
-	srv := nbtest.Emulator(t)
+	srv := servertest.Emulator(t)
 	cfg := siteConfig(t, srv, base, "")
 	mustRun(t, "bootstrap", "--config", cfg, "--commit")
 	mustRun(t, "apply", "--config", cfg, "--commit")
 	routedNetwork(t, base, fmt.Sprintf("faults-%d", time.Now().UnixNano()%100000), 185, 186, "172.26.12.0/24", "172.26.13.0/24")
 
 	// Bursts of 503 on creates and 429 on reads while the site syncs.
-	srv.Emulator().Inject(nautobottest.Fault{Method: "POST", PathPrefix: "/api/ipam/", Status: 503, Times: 3})
-	srv.Emulator().Inject(nautobottest.Fault{Method: "GET", PathPrefix: "/api/ipam/vlans/", Status: 429, RetryAfter: 1, Times: 2})
+	srv.Emulator().Inject(emulatortest.Fault{Method: "POST", PathPrefix: "/api/ipam/", Status: 503, Times: 3})
+	srv.Emulator().Inject(emulatortest.Fault{Method: "GET", PathPrefix: "/api/ipam/vlans/", Status: 429, RetryAfter: 1, Times: 2})
 	mustRun(t, "apply", "--config", cfg, "--site", "a11", "--commit")
 	srv.Emulator().ClearFaults()
 	count := map[string]int{}
@@ -607,7 +607,7 @@ func TestAgentFaults(t *testing.T) {
 func TestSegmentRangesToNeutron(t *testing.T) {
 	base := neutronURL(t)
 	// Only Neutron is written; Nautobot is the emulator's.
-	srv := nbtest.Emulator(t)
+	srv := servertest.Emulator(t)
 	cfg := siteConfig(t, srv, base, "")
 	raw, _ := os.ReadFile(cfg)
 	_ = os.WriteFile(cfg, []byte(strings.Replace(string(raw), "    namespace: a11\n", "    namespace: a11\n    segment_ranges: true\n", 1)), 0o600)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
 // TestExitCodes: what automation sees, one row per situation. Rows that
@@ -43,10 +43,10 @@ func TestExitCodes(t *testing.T) {
 			}
 		})
 	}
-	nbtest.Each(t, exitCodesAgainst)
+	servertest.Each(t, exitCodesAgainst)
 }
 
-func exitCodesAgainst(t *testing.T, srv *nbtest.Server) {
+func exitCodesAgainst(t *testing.T, srv *servertest.Server) {
 	e := newSpecEnv(t, srv)
 	unreachable := writeConfig(t, fmt.Sprintf("spec: {name: deploy, paths: [%q]}\nnautobot: {url: %q, token_file: %q}\nallowed_hosts: [127.0.0.1]\n",
 		e.spec, "http://"+freeAddr(t), filepath.Join(filepath.Dir(e.cfg), "token")))
@@ -124,9 +124,9 @@ func writeConfig(t testing.TB, content string) string {
 // TestDriftReport: -o selects the format as in plan; the report says which
 // owner could not be checked instead of calling it unreachable, and the
 // policy flags of writing commands are not drift's.
-func TestDriftReport(t *testing.T) { nbtest.Each(t, driftReport) }
+func TestDriftReport(t *testing.T) { servertest.Each(t, driftReport) }
 
-func driftReport(t *testing.T, srv *nbtest.Server) {
+func driftReport(t *testing.T, srv *servertest.Server) {
 	e := newSpecEnv(t, srv)
 	e.vlans(t, 3, "")
 	for _, args := range [][]string{{"-o", "json"}, {"--output", "json"}, {"--format", "json"}} {

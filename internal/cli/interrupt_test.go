@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
 	"github.com/ipsync/ipsync/internal/syncbuf"
 )
@@ -21,10 +21,10 @@ import (
 // sent are finished, no more are sent, and the count it reports is what
 // the server holds, so the next plan creates exactly the rest.
 func TestInterruptedApplyCountsWhatItWrote(t *testing.T) {
-	nbtest.Each(t, func(t *testing.T, s *nbtest.Server) {
+	servertest.Each(t, func(t *testing.T, s *servertest.Server) {
 		if emu := s.Emulator(); emu != nil {
 			// The emulator answers at once; a real server takes this long.
-			emu.Inject(nautobottest.Fault{Method: "POST", PathPrefix: "/api/ipam/vlans/", Latency: 300 * time.Millisecond})
+			emu.Inject(emulatortest.Fault{Method: "POST", PathPrefix: "/api/ipam/vlans/", Latency: 300 * time.Millisecond})
 		}
 		interruptedApply(t, nautobotTarget(s))
 	})

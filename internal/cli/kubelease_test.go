@@ -27,7 +27,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/ipsync/ipsync/internal/kubelease"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/serverstall"
 	"github.com/ipsync/ipsync/internal/syncbuf"
 )
@@ -256,7 +256,7 @@ func TestAgentsOnAKubernetesLease(t *testing.T) {
 	}
 	const ttl, renew = 9 * time.Second, 3 * time.Second
 	ns, kc := e.chartRBAC(t)
-	srv := nbtest.Emulator(t)
+	srv := servertest.Emulator(t)
 	cfg := siteConfig(t, srv, base, fmt.Sprintf(`policy: {max_delete_min: 50}
 agent:
   interval: 24h

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
 // TestLeaksReachEveryOutput: what a site's Neutron holds that nothing
@@ -19,7 +19,7 @@ import (
 // drift, segment ranges included.
 func TestLeaksReachEveryOutput(t *testing.T) {
 	base := neutronURL(t)
-	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) { leaksEverywhere(t, srv, base) })
+	servertest.Each(t, func(t *testing.T, srv *servertest.Server) { leaksEverywhere(t, srv, base) })
 }
 
 // planLeaks is the leaks list of a plan or drift owner document.
@@ -36,7 +36,7 @@ func (p planLeaks) has(kind, keyPart string) bool {
 	return false
 }
 
-func leaksEverywhere(t *testing.T, srv *nbtest.Server, base string) {
+func leaksEverywhere(t *testing.T, srv *servertest.Server, base string) {
 	cfg := siteConfig(t, srv, base, "")
 	raw, _ := os.ReadFile(cfg)
 	_ = os.WriteFile(cfg, []byte(strings.Replace(string(raw), "    namespace: a11\n", "    namespace: a11\n    segment_ranges: true\n", 1)), 0o600)
@@ -132,7 +132,7 @@ func leaksEverywhere(t *testing.T, srv *nbtest.Server, base string) {
 // Neutron or the group's range, not to the spec's objects.
 func TestNeutronVIDOutsideItsGroup(t *testing.T) {
 	base := neutronURL(t)
-	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) {
+	servertest.Each(t, func(t *testing.T, srv *servertest.Server) {
 		cfg := siteConfig(t, srv, base, "")
 		mustRun(t, "bootstrap", "--config", cfg, "--commit")
 		mustRun(t, "apply", "--config", cfg, "--commit")

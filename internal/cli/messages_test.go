@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
 // badGrammar finds "1 objects", "error(s)", doubled prefixes and empty
@@ -48,9 +48,9 @@ func TestValidateAndPlanCountTheSameObjects(t *testing.T) {
 
 // TestMessagesReadWell: counts agree with their nouns, errors are not
 // wrapped twice in the same word, empty lists are not printed.
-func TestMessagesReadWell(t *testing.T) { nbtest.Each(t, messagesReadWell) }
+func TestMessagesReadWell(t *testing.T) { servertest.Each(t, messagesReadWell) }
 
-func messagesReadWell(t *testing.T, srv *nbtest.Server) {
+func messagesReadWell(t *testing.T, srv *servertest.Server) {
 	e := newSpecEnv(t, srv)
 	if err := os.WriteFile(e.spec, []byte("vlan_groups:\n  - {name: a11-12-network, location: DC-A11}\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func messagesReadWell(t *testing.T, srv *nbtest.Server) {
 	}
 
 	// A Nautobot that was never bootstrapped: the target's error, once.
-	bare := nbtest.Emulator(t)
+	bare := servertest.Emulator(t)
 	token := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(token, []byte(bare.Token()), 0o600); err != nil {
 		t.Fatal(err)

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
 // TestProgressWhileTheServerWrites: without a terminal and at the default
@@ -14,10 +14,10 @@ import (
 // the progress interval says so while it waits, and its last line counts
 // every object written.
 func TestProgressWhileTheServerWrites(t *testing.T) {
-	srv := nbtest.Emulator(t)
+	srv := servertest.Emulator(t)
 	e := newSpecEnv(t, srv)
 	e.vlans(t, 40, "")
-	srv.Emulator().Inject(nautobottest.Fault{Method: "POST", PathPrefix: "/api/ipam/vlans/", Latency: 6 * time.Second, Times: 1})
+	srv.Emulator().Inject(emulatortest.Fault{Method: "POST", PathPrefix: "/api/ipam/vlans/", Latency: 6 * time.Second, Times: 1})
 	code, _, stderr := run(t, nil, "apply", "--config", e.cfg, "--commit")
 	if code != ExitOK {
 		t.Fatalf("apply: exit %d\n%s", code, stderr)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
 // TestNetworksNamedAlikeShareAddresses: two projects' networks named
@@ -22,7 +22,7 @@ func TestNetworksNamedAlikeShareAddresses(t *testing.T) {
 	if amqp == "" || os.Getenv("IPSYNC_NEUTRON_NOTIFIES") == "" {
 		t.Skip("set IPSYNC_RABBITMQ_URL and IPSYNC_NEUTRON_NOTIFIES=1 (a Neutron started with NEUTRON_NOTIFY_URL) to run")
 	}
-	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) { networksNamedAlike(t, srv, base, amqp) })
+	servertest.Each(t, func(t *testing.T, srv *servertest.Server) { networksNamedAlike(t, srv, base, amqp) })
 }
 
 // privateNetwork creates a network named "private" of project with a
@@ -65,7 +65,7 @@ func privateNetwork(t *testing.T, base, project string, vid int, cidr string, ad
 // siteObjects are the keys of what owner has in srv under the test's
 // VLANs and address space: "vlan 170 <name>", "prefix 10.77.0.0/24",
 // "ip 10.77.0.5/24".
-func siteObjects(t *testing.T, srv *nbtest.Server, owner string) []string {
+func siteObjects(t *testing.T, srv *servertest.Server, owner string) []string {
 	t.Helper()
 	var out []string
 	mine := func(o map[string]any) bool {
@@ -91,7 +91,7 @@ func siteObjects(t *testing.T, srv *nbtest.Server, owner string) []string {
 	return out
 }
 
-func networksNamedAlike(t *testing.T, srv *nbtest.Server, base, amqp string) {
+func networksNamedAlike(t *testing.T, srv *servertest.Server, base, amqp string) {
 	listen := freeAddr(t)
 	queue := fmt.Sprintf("ipsync-alike-%d", time.Now().UnixNano())
 	cfg := siteConfig(t, srv, base, fmt.Sprintf(`policy: {max_delete_min: 50}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/statefile"
 )
 
@@ -106,7 +106,7 @@ func TestSystemdUnitRunsSeveralSitesOnOneHost(t *testing.T) {
 		t.Skip("set IPSYNC_NEUTRON_URL_B to a second Neutron (NEUTRON_PORT=9697 scripts/neutron-up.sh start) to run")
 	}
 	u := readUnit(t, unitFile)
-	systemdSites(t, nautobotTarget(nbtest.Emulator(t)), u, map[string]string{"a11": baseA, "b22": baseB})
+	systemdSites(t, nautobotTarget(servertest.Emulator(t)), u, map[string]string{"a11": baseA, "b22": baseB})
 }
 
 func systemdSites(t *testing.T, srv *target, u unit, neutrons map[string]string) {

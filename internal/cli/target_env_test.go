@@ -5,12 +5,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
 )
 
 // targetServer is what the scenarios use of a server, the same on
-// nbtest.Server and netboxtest.Server.
+// servertest.Server and netboxtest.Server.
 type targetServer interface {
 	URL() string
 	Token() string
@@ -51,7 +51,7 @@ func (g *target) handVLAN(t testing.TB, vid int, name, group, owner string) {
 	g.Call(t, http.MethodPost, "/api/ipam/vlans/", g.vlanBody(vid, name, group, owner), nil)
 }
 
-func nautobotTarget(s *nbtest.Server) *target {
+func nautobotTarget(s *servertest.Server) *target {
 	examples := func(testing.TB) string { return filepath.Join(repoRoot, "examples") }
 	return &target{targetServer: s, section: "nautobot", list: s.Objects, examples: examples, vlanBody: func(vid int, name, group, owner string) map[string]any {
 		b := map[string]any{"vid": vid, "name": name, "vlan_group": map[string]any{"name": group}, "status": map[string]any{"name": "Active"}}
@@ -78,10 +78,10 @@ func marked(body map[string]any, owner string) map[string]any {
 	return body
 }
 
-// eachTarget runs fn as a subtest on each Nautobot nbtest.Each gives and
+// eachTarget runs fn as a subtest on each Nautobot servertest.Each gives and
 // then on the real NetBox the environment names (skipped without it).
 func eachTarget(t *testing.T, fn func(t *testing.T, g *target)) {
 	t.Helper()
-	nbtest.Each(t, func(t *testing.T, s *nbtest.Server) { fn(t, nautobotTarget(s)) })
+	servertest.Each(t, func(t *testing.T, s *servertest.Server) { fn(t, nautobotTarget(s)) })
 	t.Run("netbox", func(t *testing.T) { fn(t, netboxTarget(netboxtest.New(t))) })
 }

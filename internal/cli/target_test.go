@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
 // TestTargetChoice: the config's target, or --target, picks the server;
@@ -59,7 +59,7 @@ func TestTargetChoice(t *testing.T) {
 // TestSavedPlanPicksItsServer: a config holding both sections applies a
 // saved plan to the server whose URL the plan names, whatever its target.
 func TestSavedPlanPicksItsServer(t *testing.T) {
-	srv := nbtest.Emulator(t)
+	srv := servertest.Emulator(t)
 	e := newSpecEnv(t, srv)
 	e.vlans(t, 2, "")
 	planFile := filepath.Join(t.TempDir(), "plan.json")

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/agent"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
 // slowProxy stands between one agent and Nautobot. While delay is set it
@@ -36,7 +36,7 @@ type slowProxy struct {
 
 type interval struct{ start, end time.Time }
 
-func newSlowProxy(t *testing.T, upstream *nbtest.Server) *slowProxy {
+func newSlowProxy(t *testing.T, upstream *servertest.Server) *slowProxy {
 	t.Helper()
 	u, err := url.Parse(upstream.URL())
 	if err != nil {
@@ -119,10 +119,10 @@ func TestTwoAgentsWithSlowNautobot(t *testing.T) {
 	if amqp == "" || os.Getenv("IPSYNC_NEUTRON_NOTIFIES") == "" {
 		t.Skip("set IPSYNC_RABBITMQ_URL and IPSYNC_NEUTRON_NOTIFIES=1 (a Neutron started with NEUTRON_NOTIFY_URL) to run")
 	}
-	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) { twoAgentsSlow(t, srv, base, amqp) })
+	servertest.Each(t, func(t *testing.T, srv *servertest.Server) { twoAgentsSlow(t, srv, base, amqp) })
 }
 
-func twoAgentsSlow(t *testing.T, srv *nbtest.Server, base, amqp string) {
+func twoAgentsSlow(t *testing.T, srv *servertest.Server, base, amqp string) {
 	queue := fmt.Sprintf("ipsync-e2e-two-%d", time.Now().UnixNano())
 	cfg := siteConfig(t, srv, base, fmt.Sprintf(`policy: {max_delete_min: 50}
 agent:

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
 // renumberSpec is a namespace, a group, three VLANs and a prefix using
@@ -37,9 +37,9 @@ func (e *specEnv) write(t *testing.T, spec string) {
 // TestRenumberAndSwapFromSavedPlan: a static VLAN renumbered under its
 // name and two VLANs swapping names apply from a saved plan, in place:
 // the VLAN keeps its id, and its prefix keeps it.
-func TestRenumberAndSwapFromSavedPlan(t *testing.T) { nbtest.Each(t, renumberAndSwapFromSavedPlan) }
+func TestRenumberAndSwapFromSavedPlan(t *testing.T) { servertest.Each(t, renumberAndSwapFromSavedPlan) }
 
-func renumberAndSwapFromSavedPlan(t *testing.T, srv *nbtest.Server) {
+func renumberAndSwapFromSavedPlan(t *testing.T, srv *servertest.Server) {
 	e := newSpecEnv(t, srv)
 	write := func(spec string) { e.write(t, spec) }
 	idOf := func(vid int) string {
@@ -81,9 +81,11 @@ func renumberAndSwapFromSavedPlan(t *testing.T, srv *nbtest.Server) {
 // TestNameTakenRefusedBeforeAnyWrite: a VLAN named like an unmarked VLAN
 // of its group is refused before any write, naming both, where Nautobot
 // would refuse it halfway through the apply.
-func TestNameTakenRefusedBeforeAnyWrite(t *testing.T) { nbtest.Each(t, nameTakenRefusedBeforeAnyWrite) }
+func TestNameTakenRefusedBeforeAnyWrite(t *testing.T) {
+	servertest.Each(t, nameTakenRefusedBeforeAnyWrite)
+}
 
-func nameTakenRefusedBeforeAnyWrite(t *testing.T, srv *nbtest.Server) {
+func nameTakenRefusedBeforeAnyWrite(t *testing.T, srv *servertest.Server) {
 	e := newSpecEnv(t, srv)
 	e.write(t, renumberSpec(100, "a", "b", ""))
 	mustRun(t, "apply", "--config", e.cfg, "--commit")

@@ -1,7 +1,9 @@
 // Package layers holds the test of which of ipsync's packages may import
 // which: the domain and the planner stay pure, the shared engine knows no
-// server's dialect, the dialects know none of their callers, and the
-// command is thin. It fails on a forbidden import, naming it.
+// server's dialect, the dialects know none of their callers, the emulator
+// none of the client, and the command is thin; and the shipped binary
+// links no test support, nor the emulator's endpoints only tests read. It
+// fails on a forbidden import, naming it.
 package layers
 
 import (
@@ -9,6 +11,7 @@ import (
 	"bytes"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -53,6 +56,11 @@ var rules = []rule{
 		what:     "NetBox's dialect is not Nautobot's",
 		packages: []string{"internal/netbox/..."},
 		denied:   []string{"internal/nautobot/..."},
+	},
+	{
+		what:     "the emulator is a server, not ipsync's client: it shares no code with what it is tested against",
+		packages: []string{"internal/nautobot/emulator"},
+		allowed:  []string{"internal/reqcount"},
 	},
 	{
 		what:     "the command is thin: it hands everything to internal/cli",
@@ -147,13 +155,95 @@ func TestRuleViolations(t *testing.T) {
 		{1, "internal/bulkwrite", []string{module + "internal/nautobot"}, []string{"internal/nautobot"}},
 		{1, "internal/httpapi", []string{module + "internal/netbox/netboxtest", module + "internal/clock"}, []string{"internal/netbox/netboxtest"}},
 		{2, "internal/netbox", []string{module + "internal/agent", module + "internal/httpapi"}, []string{"internal/agent"}},
-		{3, "internal/nautobot/nbtest", []string{module + "internal/netbox"}, []string{"internal/netbox"}},
-		{5, "cmd/ipsync", []string{"os", module + "internal/cli", module + "internal/agent"}, []string{"internal/agent"}},
-		{5, "internal/cli", []string{module + "internal/agent"}, nil},
+		{3, "internal/nautobot/servertest", []string{module + "internal/netbox"}, []string{"internal/netbox"}},
+		{5, "internal/nautobot/emulator", []string{module + "internal/reqcount", module + "internal/nautobot"}, []string{"internal/nautobot"}},
+		{6, "cmd/ipsync", []string{"os", module + "internal/cli", module + "internal/agent"}, []string{"internal/agent"}},
+		{6, "internal/cli", []string{module + "internal/agent"}, nil},
 	}
 	for _, tt := range tests {
 		if got := rules[tt.rule].violations(tt.pkg, tt.imports); !slices.Equal(got, tt.want) {
 			t.Errorf("rule %d on %s importing %v = %v, want %v", tt.rule, tt.pkg, tt.imports, got, tt.want)
+		}
+	}
+}
+
+// testSupport lists the module's packages among pkgs that exist for tests
+// alone: by Go's convention (net/http/httptest) their names end in "test".
+func testSupport(pkgs []string) []string {
+	var out []string
+	for _, p := range pkgs {
+		if own, ok := strings.CutPrefix(p, module); ok && strings.HasSuffix(path.Base(own), "test") {
+			out = append(out, own)
+		}
+	}
+	return out
+}
+
+// TestShippedBinaryLinksNoTestSupport: ipsync's binary links none of the
+// module's test support (harnesses, fault injection, fake clocks), only
+// what runs in production and what ipsync demo serves. go test links the
+// rest into test binaries alone.
+func TestShippedBinaryLinksNoTestSupport(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "./cmd/ipsync")
+	cmd.Dir = "../.."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, stderr.String())
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, module+"internal/nautobot/emulator") {
+		t.Errorf("cmd/ipsync no longer links internal/nautobot/emulator: does ipsync demo still serve it? (update this test)")
+	}
+	if bad := testSupport(deps); len(bad) > 0 {
+		t.Errorf("cmd/ipsync links test support: %s", strings.Join(bad, ", "))
+	}
+}
+
+func TestTestSupport(t *testing.T) {
+	pkgs := []string{"fmt", "net/http/httptest", module + "internal/nautobot/emulator", module + "internal/nautobot/emulator/emulatortest",
+		module + "internal/nautobot/servertest", module + "internal/clock/clocktest", module + "internal/cli"}
+	want := []string{"internal/nautobot/emulator/emulatortest", "internal/nautobot/servertest", "internal/clock/clocktest"}
+	if got := testSupport(pkgs); !slices.Equal(got, want) {
+		t.Errorf("testSupport(%v) = %v, want %v", pkgs, got, want)
+	}
+}
+
+// TestShippedBinaryServesNoChangeLog: the emulator's change log endpoints,
+// which only tests read, are linked only where WithChangeLog is named, and
+// ipsync demo does not name it. An import rule cannot see this: the code
+// is in the package the demo imports, left out by the linker.
+func TestShippedBinaryServesNoChangeLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds ipsync")
+	}
+	bin := filepath.Join(t.TempDir(), "ipsync")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/ipsync")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command("go", "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	const emu = module + "internal/nautobot/emulator."
+	linked := map[string]bool{}
+	for line := range strings.Lines(string(out)) {
+		if f := strings.Fields(line); len(f) == 3 {
+			if m, ok := strings.CutPrefix(f[2], emu); ok {
+				linked[m] = true
+			}
+		}
+	}
+	// The demo's server is there, so the names below are the right ones.
+	if !linked["(*Handler).serve"] {
+		t.Fatalf("ipsync links no %s(*Handler).serve: is the emulator renamed? (update this test)", emu)
+	}
+	for _, m := range []string{"(*Handler).objectChanges", "(*Handler).matchingChanges", "changeFilters", "(*Handler).contentTypes", "contentTypeFilters"} {
+		if linked[m] {
+			t.Errorf("ipsync links %s%s, which only WithChangeLog serves", emu, m)
 		}
 	}
 }

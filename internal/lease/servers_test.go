@@ -9,7 +9,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/nautobot"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
 	"github.com/ipsync/ipsync/internal/sot"
 )
@@ -20,11 +20,11 @@ type server struct {
 	fields TagFields
 }
 
-// eachServer runs fn against each Nautobot nbtest gives (the emulator and
+// eachServer runs fn against each Nautobot servertest gives (the emulator and
 // the real servers the environment names) and against the real NetBox
 // that IPSYNC_NETBOX_URL names.
 func eachServer(t *testing.T, fn func(t *testing.T, srv server)) {
-	nbtest.Each(t, func(t *testing.T, s *nbtest.Server) {
+	servertest.Each(t, func(t *testing.T, s *servertest.Server) {
 		c, err := nautobot.New(nautobot.Config{Settings: sot.Settings{URL: s.URL(), Token: s.Token()}}, slog.New(slog.DiscardHandler), nautobot.WithHTTPClient(s.Client()))
 		if err != nil {
 			t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -16,9 +16,9 @@ import (
 // as they are now, nothing else: the lookups the writes name are those
 // the read learned. A client that read nothing (a saved plan applied by a
 // new process) reads the lookups first.
-func TestApplyReadsOnlyTheMarker(t *testing.T) { nbtest.Each(t, applyReadsOnlyTheMarker) }
+func TestApplyReadsOnlyTheMarker(t *testing.T) { servertest.Each(t, applyReadsOnlyTheMarker) }
 
-func applyReadsOnlyTheMarker(t *testing.T, srv *nbtest.Server) {
+func applyReadsOnlyTheMarker(t *testing.T, srv *servertest.Server) {
 	ctx := context.Background()
 	e := newEnvOn(t, srv, nil, false)
 	seed := []resource.Object{&resource.Namespace{M: meta(), Name: "site"}, &resource.VLANGroup{M: meta(), Name: "leafs", Location: "a11"}}

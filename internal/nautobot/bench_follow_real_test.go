@@ -15,7 +15,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/benchdata"
 	"github.com/ipsync/ipsync/internal/changelog"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 	"github.com/ipsync/ipsync/internal/sot"
@@ -41,7 +41,7 @@ func BenchmarkRealFollowCheck(b *testing.B) {
 	if v := os.Getenv("IPSYNC_NAUTOBOT_BENCH_PREFIXES"); v != "" {
 		prefixes, _ = strconv.Atoi(v)
 	}
-	srv := nbtest.Real3(b)
+	srv := servertest.Real3(b)
 	shell := srv.Shell(b)
 	ctx := context.Background()
 	c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: srv.Token()}}, slog.New(slog.DiscardHandler))
@@ -141,7 +141,7 @@ func pyList(ids []string) string {
 
 // loadSite writes the namespaces and groups of objs through the API and
 // loads the rest straight into the database, once.
-func loadSite(b *testing.B, c *Client, srv *nbtest.Server, objs []resource.Object, owner resource.Owner) {
+func loadSite(b *testing.B, c *Client, srv *servertest.Server, objs []resource.Object, owner resource.Owner) {
 	ctx := context.Background()
 	var page struct {
 		Count int `json:"count"`

@@ -17,7 +17,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/benchdata"
 	"github.com/ipsync/ipsync/internal/benchdata/realpass"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -48,7 +48,7 @@ func BenchmarkRealNautobot100k(b *testing.B) {
 	if v := os.Getenv("IPSYNC_NAUTOBOT_BENCH_PREFIXES"); v != "" {
 		prefixes, _ = strconv.Atoi(v)
 	}
-	srv := nbtest.Real3(b)
+	srv := servertest.Real3(b)
 	objs := benchdata.Site(prefixes, "", owner)
 	rawObjs := benchdata.Site(prefixes, "raw-", "static:raw")
 	ctx := context.Background()
@@ -69,7 +69,7 @@ func BenchmarkRealNautobot100k(b *testing.B) {
 // rawCreate posts objs kind by kind in batches, as Apply does, with
 // bodies that carry the same fields and marker but need no lookups:
 // every id, the status's and the tag's included, is known up front.
-func rawCreate(srv *nbtest.Server, objs []resource.Object, batch, concurrency int) error {
+func rawCreate(srv *servertest.Server, objs []resource.Object, batch, concurrency int) error {
 	ids := map[resource.Key]string{}
 	for _, o := range objs {
 		ids[o.Key()] = uuid.NewString()
@@ -124,7 +124,7 @@ func rawCreate(srv *nbtest.Server, objs []resource.Object, batch, concurrency in
 	return nil
 }
 
-func rawPost(srv *nbtest.Server, path string, part []map[string]any) error {
+func rawPost(srv *servertest.Server, path string, part []map[string]any) error {
 	raw, _ := json.Marshal(part)
 	req, _ := http.NewRequest(http.MethodPost, srv.URL()+path, bytes.NewReader(raw))
 	req.Header.Set("Authorization", "Token "+srv.Token())

@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/benchdata"
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -31,8 +32,8 @@ func BenchmarkApplyCreate100k(b *testing.B) {
 	var applyTime, listTime time.Duration
 	for b.Loop() {
 		b.StopTimer()
-		srv := nautobottest.NewServer()
-		c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: nautobottest.DefaultToken}}, slog.New(slog.DiscardHandler), WithHTTPClient(srv.Client()))
+		srv := emulatortest.NewServer()
+		c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: emulator.DefaultToken}}, slog.New(slog.DiscardHandler), WithHTTPClient(srv.Client()))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/changelog"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 )
@@ -103,7 +103,7 @@ with web_request_context(user, context_detail="ipsync-test"):
 `, id))
 			}},
 	}
-	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+	servertest.EachReal(t, func(t *testing.T, srv *servertest.Server) {
 		shell := srv.Shell(t)
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

@@ -7,16 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 )
 
 // TestChangeLogGrowsDuringRead reads the change log while another writer
 // (another site's agent) adds to it between pages: the rows it adds shift
 // the pages under the read. The read must not fail for that, must return
 // every entry that was there before it started, and none twice.
-func TestChangeLogGrowsDuringRead(t *testing.T) { nbtest.Each(t, changeLogGrowsDuringRead) }
+func TestChangeLogGrowsDuringRead(t *testing.T) { servertest.Each(t, changeLogGrowsDuringRead) }
 
-func changeLogGrowsDuringRead(t *testing.T, srv *nbtest.Server) {
+func changeLogGrowsDuringRead(t *testing.T, srv *servertest.Server) {
 	ctx := context.Background()
 	run := fmt.Sprint(time.Now().UnixNano())
 	var before []string

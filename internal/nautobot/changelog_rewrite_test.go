@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/changelog"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 )
@@ -42,7 +42,7 @@ func TestChangeRecordRewrittenInPlace(t *testing.T) {
     v.validated_save()`},
 		{name: "deleted, the record behind the newest minute", behind: changelog.Recent + time.Minute, second: `v.delete()`},
 	}
-	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+	servertest.EachReal(t, func(t *testing.T, srv *servertest.Server) {
 		shell := srv.Shell(t)
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

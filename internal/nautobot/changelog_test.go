@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/changelog"
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
 )
 
 // TestChangeLogOnEmulator reads the emulator's change log through
@@ -20,7 +21,7 @@ import (
 func TestChangeLogOnEmulator(t *testing.T) {
 	for _, tc := range []struct{ line, version string }{{"3.x", "3.2"}, {"2.4", "2.4"}} {
 		t.Run(tc.line, func(t *testing.T) {
-			e := newEnv(t, func(c *Config) { c.PageSize = 2 }, false, nautobottest.WithVersion(tc.version))
+			e := newEnv(t, func(c *Config) { c.PageSize = 2 }, false, emulator.WithVersion(tc.version))
 			ctx := context.Background()
 			log := e.c.changes()
 			call := func(method, path string, body any) string {
@@ -111,13 +112,13 @@ func TestChangeLogOnEmulator(t *testing.T) {
 func TestChangeLogCutShort(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		fault nautobottest.Fault
+		fault emulatortest.Fault
 		fails bool
 	}{
-		{"pages end early", nautobottest.Fault{EndEarly: true}, true},
-		{"the count is off", nautobottest.Fault{CountDelta: 1}, true},
-		{"a 503 once", nautobottest.Fault{Status: http.StatusServiceUnavailable, Times: 1}, false},
-		{"a truncated page once", nautobottest.Fault{Truncate: true, Times: 1}, false},
+		{"pages end early", emulatortest.Fault{EndEarly: true}, true},
+		{"the count is off", emulatortest.Fault{CountDelta: 1}, true},
+		{"a 503 once", emulatortest.Fault{Status: http.StatusServiceUnavailable, Times: 1}, false},
+		{"a truncated page once", emulatortest.Fault{Truncate: true, Times: 1}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, func(c *Config) { c.PageSize = 2 }, false)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/reconcile"
@@ -122,7 +122,7 @@ func TestContentTypesCheckedAtPlan(t *testing.T) {
 // TestRealContentTypesCheckedAtPlan: the same against real servers,
 // with their stock statuses and roles.
 func TestRealContentTypesCheckedAtPlan(t *testing.T) {
-	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+	servertest.EachReal(t, func(t *testing.T, srv *servertest.Server) {
 		e := newRealEnv(t, srv, nil)
 		lt := e.create(pathLocationTypes, map[string]any{"name": e.name("region"), "content_types": []string{"dcim.device"}})
 		region := e.name("r1")
@@ -201,7 +201,7 @@ func TestLocationNames(t *testing.T) {
 // ambiguous, naming both paths; a path resolves to the right location,
 // is written there, reads back the same, and plans no change.
 func TestRealRepeatedLocationNames(t *testing.T) {
-	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+	servertest.EachReal(t, func(t *testing.T, srv *servertest.Server) {
 		e := newRealEnv(t, srv, nil)
 		ctx := context.Background()
 		lt := e.create(pathLocationTypes, map[string]any{"name": e.name("lt"), "nestable": true,

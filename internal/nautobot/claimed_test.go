@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -16,9 +16,11 @@ import (
 // key an object of the same owner holds are that run's writes: the rerun
 // updates them to its plan and reports them written, with no refusal and
 // no duplicate. A key another owner holds stays refused.
-func TestRerunFindsItsEarlierRunsWrites(t *testing.T) { nbtest.Each(t, rerunFindsItsEarlierRunsWrites) }
+func TestRerunFindsItsEarlierRunsWrites(t *testing.T) {
+	servertest.Each(t, rerunFindsItsEarlierRunsWrites)
+}
 
-func rerunFindsItsEarlierRunsWrites(t *testing.T, srv *nbtest.Server) {
+func rerunFindsItsEarlierRunsWrites(t *testing.T, srv *servertest.Server) {
 	ctx := context.Background()
 	const other = resource.Owner("static:other")
 	killed, rerun := newEnvOn(t, srv, nil, false).c, newEnvOn(t, srv, nil, true).c

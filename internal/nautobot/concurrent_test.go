@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/sot"
 )
@@ -50,7 +50,7 @@ func TestBulkWritesAtOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			srv := nbtest.Emulator(t)
+			srv := servertest.Emulator(t)
 			spy := &inFlight{next: srv.Client().Transport, method: http.MethodPost, path: tt.path}
 			c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: srv.Token(), BatchSize: 10, Concurrency: 4}}, slog.New(slog.DiscardHandler),
 				WithHTTPClient(&http.Client{Transport: spy}))
@@ -61,7 +61,7 @@ func TestBulkWritesAtOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Each create waits, so batches sent together overlap.
-			srv.Emulator().Inject(nautobottest.Fault{Method: http.MethodPost, PathPrefix: tt.path, Latency: 100 * time.Millisecond, Times: 8})
+			srv.Emulator().Inject(emulatortest.Fault{Method: http.MethodPost, PathPrefix: tt.path, Latency: 100 * time.Millisecond, Times: 8})
 			objs := []resource.Object{&resource.VLANGroup{M: meta(), Name: "g"},
 				&resource.Prefix{M: meta(), Namespace: "Global", Prefix: pfx("10.0.0.0/16"), Status: "Active"}}
 			for i := range 80 {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -85,7 +85,7 @@ func TestBootstrapFindsCustomFieldsByKey(t *testing.T) {
 // ipsync's own narrowed by hand: bootstrap extends its own and leaves
 // the look-alike as it was.
 func TestRealBootstrapFindsCustomFieldsByKey(t *testing.T) {
-	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+	servertest.EachReal(t, func(t *testing.T, srv *servertest.Server) {
 		e := newRealEnv(t, srv, nil)
 		ctx := context.Background()
 		if got, err := e.c.BootstrapPlan(ctx); err != nil || len(got) != 0 {

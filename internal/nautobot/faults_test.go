@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -32,18 +32,18 @@ func TestListFaults(t *testing.T) {
 	vlans := "/api/ipam/vlans/"
 	tests := []struct {
 		name    string
-		fault   nautobottest.Fault
+		fault   emulatortest.Fault
 		wantErr string // "" for success after retries
 		waits   int    // retries the clock saw; -1 when the transport may absorb them
 	}{
-		{"5xx burst is retried", nautobottest.Fault{PathPrefix: vlans, Times: 3, Status: 503}, "", 3},
-		{"5xx without end gives up", nautobottest.Fault{PathPrefix: vlans, Status: 502}, "giving up after 6 attempts", 5},
-		{"429 waits its Retry-After", nautobottest.Fault{PathPrefix: vlans, Times: 1, Status: 429, RetryAfter: 7}, "", 1},
-		{"reset is retried", nautobottest.Fault{PathPrefix: vlans, Times: 3, Reset: nautobottest.ResetBeforeHandling}, "", -1},
-		{"truncated page is retried", nautobottest.Fault{PathPrefix: vlans, Times: 1, Truncate: true}, "", 1},
-		{"always truncated is an error", nautobottest.Fault{PathPrefix: vlans, Truncate: true}, "giving up", 5},
-		{"next ends early", nautobottest.Fault{PathPrefix: vlans, Times: 1, EndEarly: true}, "short read: got 10 of 25", 0},
-		{"count changes between pages", nautobottest.Fault{PathPrefix: vlans, Times: 1, CountDelta: 1}, "count changed from 26 to 25", 0},
+		{"5xx burst is retried", emulatortest.Fault{PathPrefix: vlans, Times: 3, Status: 503}, "", 3},
+		{"5xx without end gives up", emulatortest.Fault{PathPrefix: vlans, Status: 502}, "giving up after 6 attempts", 5},
+		{"429 waits its Retry-After", emulatortest.Fault{PathPrefix: vlans, Times: 1, Status: 429, RetryAfter: 7}, "", 1},
+		{"reset is retried", emulatortest.Fault{PathPrefix: vlans, Times: 3, Reset: emulatortest.ResetBeforeHandling}, "", -1},
+		{"truncated page is retried", emulatortest.Fault{PathPrefix: vlans, Times: 1, Truncate: true}, "", 1},
+		{"always truncated is an error", emulatortest.Fault{PathPrefix: vlans, Truncate: true}, "giving up", 5},
+		{"next ends early", emulatortest.Fault{PathPrefix: vlans, Times: 1, EndEarly: true}, "short read: got 10 of 25", 0},
+		{"count changes between pages", emulatortest.Fault{PathPrefix: vlans, Times: 1, CountDelta: 1}, "count changed from 26 to 25", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,7 +76,7 @@ func TestListFaults(t *testing.T) {
 func TestBackoffGrows(t *testing.T) {
 	e := newEnv(t, nil, false)
 	e.sendWith(func(c *httpapi.Config) { c.Jitter = func() float64 { return 0.5 } }) // the centre: no jitter
-	e.srv.Emulator().Inject(nautobottest.Fault{PathPrefix: "/api/ipam/vlans/", Times: 4, Status: 500})
+	e.srv.Emulator().Inject(emulatortest.Fault{PathPrefix: "/api/ipam/vlans/", Times: 4, Status: 500})
 	if _, err := e.c.List(context.Background(), scope.Scope{Kinds: []resource.Kind{resource.KindVLAN}}); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestBackoffGrows(t *testing.T) {
 
 func TestAttemptTimeoutIsRetried(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.Timeout = 50 * time.Millisecond }, false)
-	e.srv.Emulator().Inject(nautobottest.Fault{PathPrefix: "/api/ipam/vlans/", Times: 1, Latency: 2 * time.Second})
+	e.srv.Emulator().Inject(emulatortest.Fault{PathPrefix: "/api/ipam/vlans/", Times: 1, Latency: 2 * time.Second})
 	if _, err := e.c.List(context.Background(), scope.Scope{Kinds: []resource.Kind{resource.KindVLAN}}); err != nil {
 		t.Fatalf("List after one slow answer: %v", err)
 	}
@@ -101,7 +101,7 @@ func TestAttemptTimeoutIsRetried(t *testing.T) {
 // Nautobot committed it: the retry must find the objects and not create
 // them again.
 func TestResetDuringBulkCreate(t *testing.T) {
-	for _, reset := range []nautobottest.Reset{nautobottest.ResetAfterHandling, nautobottest.ResetBeforeHandling} {
+	for _, reset := range []emulatortest.Reset{emulatortest.ResetAfterHandling, emulatortest.ResetBeforeHandling} {
 		t.Run(fmt.Sprint(reset), func(t *testing.T) {
 			// One batch at a time, so that the fault hits the batch of 250.
 			e := newEnv(t, func(c *Config) { c.Concurrency = 1 }, false)
@@ -109,7 +109,7 @@ func TestResetDuringBulkCreate(t *testing.T) {
 			for i := range 300 {
 				objs = append(objs, &resource.VLAN{M: meta(), Group: "g", VID: uint16(i + 1), Name: fmt.Sprintf("v%d", i+1), Status: "Active"})
 			}
-			e.srv.Emulator().Inject(nautobottest.Fault{Method: "POST", PathPrefix: "/api/ipam/vlans/", Times: 1, Reset: reset})
+			e.srv.Emulator().Inject(emulatortest.Fault{Method: "POST", PathPrefix: "/api/ipam/vlans/", Times: 1, Reset: reset})
 			res, err := e.c.Apply(context.Background(), creates(objs...))
 			if err != nil {
 				t.Fatalf("Apply: %v", err)
@@ -130,7 +130,7 @@ func TestResetDuringBulkCreate(t *testing.T) {
 func TestNoPartialListWhenAKindFails(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.MaxRetries = 1 }, false)
 	seedVLANs(t, e, "g", 3)
-	e.srv.Emulator().Inject(nautobottest.Fault{PathPrefix: "/api/ipam/ip-addresses/", Status: 500})
+	e.srv.Emulator().Inject(emulatortest.Fault{PathPrefix: "/api/ipam/ip-addresses/", Status: 500})
 	got, err := e.c.List(context.Background(), scope.Scope{})
 	if err == nil || got != nil {
 		t.Fatalf("List with a failing kind = %d objects, %v; want nil and an error", len(got), err)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/changelog"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 )
@@ -20,7 +20,7 @@ import (
 // equals a whole read, and that a refresh with nothing changed costs one
 // read of the log.
 func TestRealFollowChangeLog(t *testing.T) {
-	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+	servertest.EachReal(t, func(t *testing.T, srv *servertest.Server) {
 		e := newRealEnv(t, srv, nil)
 		ctx := context.Background()
 		ns, other, g := e.name("site"), e.name("other"), e.name("net")

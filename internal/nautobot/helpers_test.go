@@ -9,8 +9,8 @@ import (
 
 	"github.com/ipsync/ipsync/internal/clock/clocktest"
 	"github.com/ipsync/ipsync/internal/httpapi"
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/sot"
@@ -19,20 +19,20 @@ import (
 const owner = resource.Owner("static:deploy")
 
 type env struct {
-	srv   *nbtest.Server
+	srv   *servertest.Server
 	c     *Client
 	clock *clocktest.Fake
 }
 
 // newEnv starts a seeded emulator and a client for it; edit adjusts the
 // client config. The marker is bootstrapped unless noBootstrap.
-func newEnv(t *testing.T, edit func(*Config), noBootstrap bool, opts ...nautobottest.Option) *env {
+func newEnv(t *testing.T, edit func(*Config), noBootstrap bool, opts ...emulator.Option) *env {
 	t.Helper()
-	return newEnvOn(t, nbtest.Emulator(t, opts...), edit, noBootstrap)
+	return newEnvOn(t, servertest.Emulator(t, opts...), edit, noBootstrap)
 }
 
 // newEnvOn is newEnv against srv, the emulator or a real server.
-func newEnvOn(t *testing.T, srv *nbtest.Server, edit func(*Config), noBootstrap bool) *env {
+func newEnvOn(t *testing.T, srv *servertest.Server, edit func(*Config), noBootstrap bool) *env {
 	t.Helper()
 	cfg := Config{Settings: sot.Settings{URL: srv.URL(), Token: srv.Token()}}
 	if edit != nil {

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -58,10 +58,10 @@ func (l *lateCommit) RoundTrip(r *http.Request) (*http.Response, error) {
 // first: a namespace's or VLAN group's name (its serializer checks it
 // before the model sees the id), an address's parent and host with the id.
 func TestCreateCommittedAfterItsRetryChecked(t *testing.T) {
-	nbtest.Each(t, createCommittedAfterItsRetryChecked)
+	servertest.Each(t, createCommittedAfterItsRetryChecked)
 }
 
-func createCommittedAfterItsRetryChecked(t *testing.T, srv *nbtest.Server) {
+func createCommittedAfterItsRetryChecked(t *testing.T, srv *servertest.Server) {
 	var addrs, nss, groups []resource.Object
 	for i := range 20 {
 		addrs = append(addrs, &resource.IPAddress{M: meta(), Namespace: "Global", Address: pfx(fmt.Sprintf("10.0.0.%d/24", i+1)), Status: "Active"})

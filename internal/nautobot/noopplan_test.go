@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -17,9 +17,9 @@ import (
 // and the checks, as reconcile.Make runs them) reads every page of every
 // kind exactly once, lookups included, and nothing else; a second plan on
 // the same target reads them all again, not a copy kept from the first.
-func TestNoopPlanReadsEachPageOnce(t *testing.T) { nbtest.Each(t, noopPlanReadsEachPageOnce) }
+func TestNoopPlanReadsEachPageOnce(t *testing.T) { servertest.Each(t, noopPlanReadsEachPageOnce) }
 
-func noopPlanReadsEachPageOnce(t *testing.T, srv *nbtest.Server) {
+func noopPlanReadsEachPageOnce(t *testing.T, srv *servertest.Server) {
 	const pageSize = 2
 	e := newEnvOn(t, srv, func(c *Config) { c.PageSize = pageSize }, false)
 	ctx := context.Background()
@@ -83,7 +83,7 @@ func TestTargetNamesServeOnePlan(t *testing.T) {
 	if _, err := target.List(ctx); err != nil {
 		t.Fatalf("List: %v", err)
 	}
-	e.srv.Seed(t, nautobottest.SeedData{Tenants: []string{"late"}})
+	e.srv.Seed(t, emulator.SeedData{Tenants: []string{"late"}})
 	first, err := target.Names(ctx)
 	if err != nil {
 		t.Fatalf("Names: %v", err)

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/sot"
 
 	"github.com/ipsync/ipsync/internal/resource"
@@ -107,7 +107,7 @@ func TestPagingWithTies(t *testing.T) {
 // name under different parents (locations order by name). Each must
 // come exactly once.
 func TestRealPagingWithTies(t *testing.T) {
-	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+	servertest.EachReal(t, func(t *testing.T, srv *servertest.Server) {
 		e := newRealEnv(t, srv, nil)
 		ctx := context.Background()
 		var objs []resource.Object

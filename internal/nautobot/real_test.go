@@ -12,14 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/sot"
 )
 
-// Tests that only a real Nautobot can answer run through nbtest.EachReal.
-// Besides the emptying nbtest does around each test, each makes its own
+// Tests that only a real Nautobot can answer run through servertest.EachReal.
+// Besides the emptying servertest does around each test, each makes its own
 // marker (tag and custom fields with unique names), names its objects
-// uniquely, and deletes what it made outside what nbtest empties.
+// uniquely, and deletes what it made outside what servertest empties.
 
 // realEnv is a client for a real Nautobot with a marker of its own.
 type realEnv struct {
@@ -34,7 +34,7 @@ type realEnv struct {
 // marker named after the test run, bootstrapped; edit adjusts the client
 // config. At cleanup it deletes every object carrying the marker tag,
 // then what the test registered with created, then the marker.
-func newRealEnv(t *testing.T, srv *nbtest.Server, edit func(*Config)) *realEnv {
+func newRealEnv(t *testing.T, srv *servertest.Server, edit func(*Config)) *realEnv {
 	t.Helper()
 	u, token := srv.URL(), srv.Token()
 	uniq := uniqueSuffix(t)

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -21,7 +21,7 @@ import (
 func TestRealApplyRoundTrip(t *testing.T) {
 	for _, byCIDR := range []bool{false, true} {
 		t.Run("assignments by network "+strconv.FormatBool(byCIDR), func(t *testing.T) {
-			nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+			servertest.EachReal(t, func(t *testing.T, srv *servertest.Server) {
 				e := newRealEnv(t, srv, nil)
 				ctx := context.Background()
 				if byCIDR {

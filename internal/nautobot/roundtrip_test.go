@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -39,9 +39,9 @@ func desiredSet(t *testing.T) []resource.Object {
 
 // TestApplyThenListRoundTrips writes every kind through Apply and reads
 // it back: the planner must then find nothing to do.
-func TestApplyThenListRoundTrips(t *testing.T) { nbtest.Each(t, applyThenListRoundTrips) }
+func TestApplyThenListRoundTrips(t *testing.T) { servertest.Each(t, applyThenListRoundTrips) }
 
-func applyThenListRoundTrips(t *testing.T, srv *nbtest.Server) {
+func applyThenListRoundTrips(t *testing.T, srv *servertest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	desired := desiredSet(t)
@@ -66,9 +66,9 @@ func applyThenListRoundTrips(t *testing.T, srv *nbtest.Server) {
 	}
 }
 
-func TestUpdateAdoptDelete(t *testing.T) { nbtest.Each(t, updateAdoptDelete) }
+func TestUpdateAdoptDelete(t *testing.T) { servertest.Each(t, updateAdoptDelete) }
 
-func updateAdoptDelete(t *testing.T, srv *nbtest.Server) {
+func updateAdoptDelete(t *testing.T, srv *servertest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	desired := desiredSet(t)
@@ -76,7 +76,7 @@ func updateAdoptDelete(t *testing.T, srv *nbtest.Server) {
 		t.Fatal(err)
 	}
 	// Someone else's namespace, unmarked, that the owner adopts.
-	e.srv.Seed(t, nautobottest.SeedData{Namespaces: []string{"handmade"}})
+	e.srv.Seed(t, emulator.SeedData{Namespaces: []string{"handmade"}})
 	current, err := e.c.List(ctx, scope.Scope{})
 	if err != nil {
 		t.Fatal(err)
@@ -144,9 +144,9 @@ func slicesDelete(objs []resource.Object, k resource.Key) []resource.Object {
 	return out
 }
 
-func TestWritesPerKindAreBatched(t *testing.T) { nbtest.Each(t, writesPerKindAreBatched) }
+func TestWritesPerKindAreBatched(t *testing.T) { servertest.Each(t, writesPerKindAreBatched) }
 
-func writesPerKindAreBatched(t *testing.T, srv *nbtest.Server) {
+func writesPerKindAreBatched(t *testing.T, srv *servertest.Server) {
 	// A loaded machine can take more than the default minute for a batch
 	// of 100 addresses; a retry after the timeout would be one more
 	// request than the batching this test counts.

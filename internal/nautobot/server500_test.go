@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -197,7 +197,7 @@ func TestServerErrorOnBulkUpdate(t *testing.T) {
 // and a bulk update that gives two VLANs one name: the offending objects
 // are named with Nautobot's reason and everything else is written.
 func TestRealServerErrorIsolated(t *testing.T) {
-	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+	servertest.EachReal(t, func(t *testing.T, srv *servertest.Server) {
 		e := newRealEnv(t, srv, nil)
 		ctx := context.Background()
 		lt := e.create("/api/dcim/location-types/", map[string]any{"name": e.name("region"), "content_types": []string{"dcim.device"}})

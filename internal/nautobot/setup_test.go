@@ -10,8 +10,9 @@ import (
 
 	"github.com/ipsync/ipsync/internal/clock/clocktest"
 	"github.com/ipsync/ipsync/internal/httpapi"
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator/emulatortest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -21,17 +22,17 @@ import (
 func TestBootstrapIsIdempotent(t *testing.T) {
 	tests := []struct {
 		name    string
-		servers func(*testing.T, func(*testing.T, *nbtest.Server))
+		servers func(*testing.T, func(*testing.T, *servertest.Server))
 		wantCTs int // content types of the owner field
 	}{
-		{"with the bgp plugin", nbtest.Each, 6},
-		{"without it", func(t *testing.T, fn func(*testing.T, *nbtest.Server)) {
-			fn(t, nbtest.Emulator(t, nautobottest.WithoutBGP()))
+		{"with the bgp plugin", servertest.Each, 6},
+		{"without it", func(t *testing.T, fn func(*testing.T, *servertest.Server)) {
+			fn(t, servertest.Emulator(t, emulator.WithoutBGP()))
 		}, 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.servers(t, func(t *testing.T, srv *nbtest.Server) {
+			tt.servers(t, func(t *testing.T, srv *servertest.Server) {
 				e := newEnvOn(t, srv, nil, true)
 				ctx := context.Background()
 				want := []string{`tag "managed-by-ipsync"`, `custom field "ipsync_owner"`, `custom field "vni"`}
@@ -63,10 +64,10 @@ func TestBootstrapIsIdempotent(t *testing.T) {
 }
 
 func TestBootstrapAddsMissingContentTypes(t *testing.T) {
-	nbtest.Each(t, bootstrapAddsMissingContentTypes)
+	servertest.Each(t, bootstrapAddsMissingContentTypes)
 }
 
-func bootstrapAddsMissingContentTypes(t *testing.T, srv *nbtest.Server) {
+func bootstrapAddsMissingContentTypes(t *testing.T, srv *servertest.Server) {
 	e := newEnvOn(t, srv, nil, true)
 	if err := sot.Write(context.Background(), e.c.do, &httpapi.Tally{}, "POST", pathTags, map[string]any{"name": "managed-by-ipsync", "content_types": []string{"ipam.vlan"}}, nil); err != nil {
 		t.Fatal(err)
@@ -78,9 +79,9 @@ func bootstrapAddsMissingContentTypes(t *testing.T, srv *nbtest.Server) {
 	}
 }
 
-func TestApplyRefusesWithoutMarker(t *testing.T) { nbtest.Each(t, applyRefusesWithoutMarker) }
+func TestApplyRefusesWithoutMarker(t *testing.T) { servertest.Each(t, applyRefusesWithoutMarker) }
 
-func applyRefusesWithoutMarker(t *testing.T, srv *nbtest.Server) {
+func applyRefusesWithoutMarker(t *testing.T, srv *servertest.Server) {
 	e := newEnvOn(t, srv, nil, true)
 	res, err := e.c.Apply(context.Background(), creates(&resource.Namespace{M: meta(), Name: "n"}))
 	if err == nil || !strings.Contains(err.Error(), "run ipsync bootstrap") {
@@ -91,11 +92,11 @@ func applyRefusesWithoutMarker(t *testing.T, srv *nbtest.Server) {
 	}
 }
 
-func TestNames(t *testing.T) { nbtest.Each(t, names) }
+func TestNames(t *testing.T) { servertest.Each(t, names) }
 
-func names(t *testing.T, srv *nbtest.Server) {
+func names(t *testing.T, srv *servertest.Server) {
 	e := newEnvOn(t, srv, nil, false)
-	e.srv.Seed(t, nautobottest.SeedData{Statuses: []string{"Staged"}})
+	e.srv.Seed(t, emulator.SeedData{Statuses: []string{"Staged"}})
 	names, err := e.c.Names(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -110,9 +111,9 @@ func names(t *testing.T, srv *nbtest.Server) {
 	}
 }
 
-func TestScope(t *testing.T) { nbtest.Each(t, readScope) }
+func TestScope(t *testing.T) { servertest.Each(t, readScope) }
 
-func readScope(t *testing.T, srv *nbtest.Server) {
+func readScope(t *testing.T, srv *servertest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	objs := []resource.Object{
@@ -177,9 +178,9 @@ func readScope(t *testing.T, srv *nbtest.Server) {
 	}
 }
 
-func TestUnmarkedObjectsHaveNoOwner(t *testing.T) { nbtest.Each(t, unmarkedObjectsHaveNoOwner) }
+func TestUnmarkedObjectsHaveNoOwner(t *testing.T) { servertest.Each(t, unmarkedObjectsHaveNoOwner) }
 
-func unmarkedObjectsHaveNoOwner(t *testing.T, srv *nbtest.Server) {
+func unmarkedObjectsHaveNoOwner(t *testing.T, srv *servertest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	if _, err := e.c.Apply(ctx, creates(&resource.Namespace{M: meta(), Name: "n"})); err != nil {
@@ -215,10 +216,10 @@ func stripTags(t *testing.T, e *env, id string) {
 }
 
 func TestTLSVerification(t *testing.T) {
-	srv := nautobottest.NewServer(nautobottest.WithTLS())
+	srv := emulator.NewServer(emulator.WithTLS())
 	defer srv.Close()
 	for _, insecure := range []bool{false, true} {
-		c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: nautobottest.DefaultToken, InsecureSkipVerify: insecure, MaxRetries: -1}}, nil)
+		c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: emulator.DefaultToken, InsecureSkipVerify: insecure, MaxRetries: -1}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,14 +232,14 @@ func TestTLSVerification(t *testing.T) {
 
 func TestTokenIsNeverLogged(t *testing.T) {
 	var logs bytes.Buffer
-	srv := nautobottest.NewServer(nautobottest.WithToken("s3cr3t-token"))
+	srv := emulatortest.NewServer(emulator.WithToken("s3cr3t-token"))
 	defer srv.Close()
 	c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: "s3cr3t-token", MaxRetries: 2}}, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		WithHTTPClient(srv.Client()), WithClock(clocktest.NewInstant(clocktest.Start)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Inject(nautobottest.Fault{Status: 503})
+	srv.Inject(emulatortest.Fault{Status: 503})
 	_, err = c.List(context.Background(), scope.Scope{})
 	if err == nil {
 		t.Fatal("List against a failing server succeeded")
@@ -269,7 +270,7 @@ func TestConfig(t *testing.T) {
 func TestLocationsOnEveryLine(t *testing.T) {
 	for _, version := range []string{"2.4", "3.1"} {
 		for _, api := range []string{"", "2.2", "2.4"} {
-			e := newEnv(t, func(c *Config) { c.APIVersion = api }, false, nautobottest.WithVersion(version))
+			e := newEnv(t, func(c *Config) { c.APIVersion = api }, false, emulator.WithVersion(version))
 			p := &resource.Prefix{M: meta(), Namespace: "Global", Prefix: pfx("10.0.0.0/24"), Status: "Active", Locations: []string{"a11", "a12"}}
 			if _, err := e.c.Apply(context.Background(), creates(p)); err != nil {
 				t.Fatalf("server %s api %q: %v", version, api, err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -15,9 +15,9 @@ import (
 // TestBadObjectIsIsolated sends 250 objects of which one is refused: the
 // 249 others are written, and the error names the bad one and
 // Nautobot's message.
-func TestBadObjectIsIsolated(t *testing.T) { nbtest.Each(t, badObjectIsIsolated) }
+func TestBadObjectIsIsolated(t *testing.T) { servertest.Each(t, badObjectIsIsolated) }
 
-func badObjectIsIsolated(t *testing.T, srv *nbtest.Server) {
+func badObjectIsIsolated(t *testing.T, srv *servertest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	rng, _ := resource.ParseVIDRanges("1-300")
@@ -63,9 +63,9 @@ func badObjectIsIsolated(t *testing.T, srv *nbtest.Server) {
 
 // TestBadUpdateIsolatedByBisection: a bulk update's 400 names no object,
 // so the batch is halved until the bad one stands alone.
-func TestBadUpdateIsolatedByBisection(t *testing.T) { nbtest.Each(t, badUpdateIsolatedByBisection) }
+func TestBadUpdateIsolatedByBisection(t *testing.T) { servertest.Each(t, badUpdateIsolatedByBisection) }
 
-func badUpdateIsolatedByBisection(t *testing.T, srv *nbtest.Server) {
+func badUpdateIsolatedByBisection(t *testing.T, srv *servertest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	seedVLANs(t, e, "g", 250)
@@ -98,9 +98,9 @@ func badUpdateIsolatedByBisection(t *testing.T, srv *nbtest.Server) {
 	}
 }
 
-func TestUpdateOfDeletedObject(t *testing.T) { nbtest.Each(t, updateOfDeletedObject) }
+func TestUpdateOfDeletedObject(t *testing.T) { servertest.Each(t, updateOfDeletedObject) }
 
-func updateOfDeletedObject(t *testing.T, srv *nbtest.Server) {
+func updateOfDeletedObject(t *testing.T, srv *servertest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	seedVLANs(t, e, "g", 2)
@@ -121,9 +121,9 @@ func updateOfDeletedObject(t *testing.T, srv *nbtest.Server) {
 	}
 }
 
-func TestDeleteInUseIsRefused(t *testing.T) { nbtest.Each(t, deleteInUseIsRefused) }
+func TestDeleteInUseIsRefused(t *testing.T) { servertest.Each(t, deleteInUseIsRefused) }
 
-func deleteInUseIsRefused(t *testing.T, srv *nbtest.Server) {
+func deleteInUseIsRefused(t *testing.T, srv *servertest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	seedVLANs(t, e, "g", 1)
@@ -134,9 +134,9 @@ func deleteInUseIsRefused(t *testing.T, srv *nbtest.Server) {
 	}
 }
 
-func TestReferenceToUnknownStatus(t *testing.T) { nbtest.Each(t, referenceToUnknownStatus) }
+func TestReferenceToUnknownStatus(t *testing.T) { servertest.Each(t, referenceToUnknownStatus) }
 
-func referenceToUnknownStatus(t *testing.T, srv *nbtest.Server) {
+func referenceToUnknownStatus(t *testing.T, srv *servertest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	res, err := e.c.Apply(context.Background(), creates(&resource.Namespace{M: meta(), Name: "n"},
 		&resource.Prefix{M: meta(), Namespace: "n", Prefix: pfx("10.0.0.0/24"), Status: "Bogus"}))

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/httpapi"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -25,7 +25,7 @@ var lostAnswerPaths = []string{"/api/ipam/namespaces/", "/api/ipam/vlan-groups/"
 // up, looks for what it wrote and sends it again. Every kind ends written
 // once, reported written, with no refusal and nothing left to plan.
 func TestStallLongerThanTheTimeout(t *testing.T) {
-	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) {
+	servertest.Each(t, func(t *testing.T, srv *servertest.Server) {
 		staller := srv.Staller(t)
 		stall := &serverstall.StallFirst{Next: transportOf(srv), Paths: lostAnswerPaths,
 			Stall: func(path string) { staller(http.MethodPost, path, 3*time.Second) }}
@@ -42,7 +42,7 @@ func TestStallLongerThanTheTimeout(t *testing.T) {
 // every key ipsync writes, and the refusal is taken for the first
 // attempt's write.
 func TestLostAnswerWhileStillRunning(t *testing.T) {
-	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) {
+	servertest.Each(t, func(t *testing.T, srv *servertest.Server) {
 		hold := &serverstall.HoldFirst{Next: transportOf(srv), Paths: lostAnswerPaths, Hold: 2 * time.Second}
 		applyLosingAnswers(t, srv, hold, hold.Wait)
 		if hold.Held() != len(lostAnswerPaths) {
@@ -51,7 +51,7 @@ func TestLostAnswerWhileStillRunning(t *testing.T) {
 	})
 }
 
-func transportOf(srv *nbtest.Server) http.RoundTripper {
+func transportOf(srv *servertest.Server) http.RoundTripper {
 	if c := srv.Client(); c != nil && c.Transport != nil {
 		return c.Transport
 	}
@@ -62,7 +62,7 @@ func transportOf(srv *nbtest.Server) http.RoundTripper {
 // with its writes sent through rt, on a short timeout, then checks that
 // each object was written once, reported written, and that nothing is
 // left to plan. settle waits for requests still on their way.
-func applyLosingAnswers(t *testing.T, srv *nbtest.Server, rt http.RoundTripper, settle func()) {
+func applyLosingAnswers(t *testing.T, srv *servertest.Server, rt http.RoundTripper, settle func()) {
 	t.Helper()
 	ctx := context.Background()
 	e := newEnvOn(t, srv, nil, false)

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -36,9 +36,9 @@ func renumberState(next bool) []resource.Object {
 // uses, swaps two VLANs' names and gives a deleted VLAN's name to
 // another: every write goes through, the renumbered VLAN keeps its id
 // and the prefix keeps it, and the next plan is empty.
-func TestRenumberAndSwapNames(t *testing.T) { nbtest.Each(t, renumberAndSwapNames) }
+func TestRenumberAndSwapNames(t *testing.T) { servertest.Each(t, renumberAndSwapNames) }
 
-func renumberAndSwapNames(t *testing.T, srv *nbtest.Server) {
+func renumberAndSwapNames(t *testing.T, srv *servertest.Server) {
 	e := newEnvOn(t, srv, nil, false)
 	ctx := context.Background()
 	pol := plan.DefaultPolicy(owner)

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/sot"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nautobottest"
+	"github.com/ipsync/ipsync/internal/nautobot/emulator"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 )
@@ -55,7 +55,7 @@ func TestServerVersion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.server+" pinned "+tt.pin, func(t *testing.T) {
-			e := newEnv(t, func(c *Config) { c.APIVersion = tt.pin }, true, nautobottest.WithVersion(tt.server))
+			e := newEnv(t, func(c *Config) { c.APIVersion = tt.pin }, true, emulator.WithVersion(tt.server))
 			spy := &acceptSpy{next: e.srv.Client().Transport}
 			e.sendWith(func(c *httpapi.Config) { c.HTTP = &http.Client{Transport: spy} })
 			_, err := e.c.List(context.Background(), scope.Scope{Kinds: []resource.Kind{resource.KindNamespace}})
@@ -112,7 +112,7 @@ func (s *acceptSpy) RoundTrip(r *http.Request) (*http.Response, error) {
 // version and pins the API version each line speaks, which the server
 // confirms in its answers' API-Version.
 func TestRealServerVersion(t *testing.T) {
-	nbtest.EachReal(t, func(t *testing.T, srv *nbtest.Server) {
+	servertest.EachReal(t, func(t *testing.T, srv *servertest.Server) {
 		u, token := srv.URL(), srv.Token()
 		spy := &acceptSpy{next: http.DefaultTransport}
 		c, err := New(Config{Settings: sot.Settings{URL: u, Token: token}}, nil, WithHTTPClient(&http.Client{Transport: spy}))

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/reconcile"
@@ -35,7 +35,7 @@ func (r racingTarget) Apply(ctx context.Context, changes []plan.Change) (int, er
 // deleted nor written over; the rest of the plan is written, and the sync
 // says what it left.
 func TestNoWriteOverAnotherOwnersObject(t *testing.T) {
-	eachTargetOf(t, nbtest.Each, func(t *testing.T, g realTarget) {
+	eachTargetOf(t, servertest.Each, func(t *testing.T, g realTarget) {
 		ctx := context.Background()
 		owner := resource.NeutronOwner("a11")
 		g.seedSite(t, "foreign-test", "a11", "a11-12-network")

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -20,7 +20,7 @@ import (
 // sync reports every object written, and the next sweep finds the site as
 // Neutron has it with nothing to write.
 func TestAgentLostAnswerNotDuplicated(t *testing.T) {
-	eachTargetOf(t, nbtest.Each, func(t *testing.T, g realTarget) {
+	eachTargetOf(t, servertest.Each, func(t *testing.T, g realTarget) {
 		ctx := context.Background()
 		owner := resource.NeutronOwner("a11")
 		g.seedSite(t, "lost-test", "a11", "a11-12-network")

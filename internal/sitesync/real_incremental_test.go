@@ -17,7 +17,7 @@ import (
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/events"
 	"github.com/ipsync/ipsync/internal/nautobot"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/netbox"
 	"github.com/ipsync/ipsync/internal/netbox/netboxtest"
 	"github.com/ipsync/ipsync/internal/neutron"
@@ -49,12 +49,12 @@ type realTarget struct {
 // eachRealTarget runs fn against every real Nautobot and NetBox the
 // environment names.
 func eachRealTarget(t *testing.T, fn func(t *testing.T, g realTarget)) {
-	eachTargetOf(t, nbtest.EachReal, fn)
+	eachTargetOf(t, servertest.EachReal, fn)
 }
 
 // eachTargetOf runs fn against the Nautobots each gives and NetBox.
-func eachTargetOf(t *testing.T, each func(*testing.T, func(*testing.T, *nbtest.Server)), fn func(t *testing.T, g realTarget)) {
-	each(t, func(t *testing.T, s *nbtest.Server) {
+func eachTargetOf(t *testing.T, each func(*testing.T, func(*testing.T, *servertest.Server)), fn func(t *testing.T, g realTarget)) {
+	each(t, func(t *testing.T, s *servertest.Server) {
 		client := func(wrap func(http.RoundTripper) http.RoundTripper) *nautobot.Client {
 			c, err := nautobot.New(nautobot.Config{Settings: sot.Settings{URL: s.URL(), Token: s.Token()}}, slog.New(slog.DiscardHandler),
 				nautobot.WithHTTPClient(&http.Client{Transport: wrap(transportOf(s.Client()))}))

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/nautobot"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/reconcile"
@@ -26,7 +26,7 @@ import (
 // which is all the log tells of it. (NetBox's statuses are choices that
 // its configuration sets, outside its change log.)
 func TestRefusalFixedInTargetIsNotRepeated(t *testing.T) {
-	nbtest.Each(t, func(t *testing.T, srv *nbtest.Server) {
+	servertest.Each(t, func(t *testing.T, srv *servertest.Server) {
 		ctx := context.Background()
 		c, err := nautobot.New(nautobot.Config{Settings: sot.Settings{URL: srv.URL(), Token: srv.Token()}}, slog.New(slog.DiscardHandler))
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/changelog"
-	"github.com/ipsync/ipsync/internal/nautobot/nbtest"
+	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -23,7 +23,7 @@ import (
 // a Neutron change and a hand edit made while none ran are written, and
 // a sweep afterwards finds nothing left and nothing missed.
 func TestResumeFollowsOnFromSavedState(t *testing.T) {
-	eachTargetOf(t, nbtest.Each, func(t *testing.T, g realTarget) {
+	eachTargetOf(t, servertest.Each, func(t *testing.T, g realTarget) {
 		ctx := context.Background()
 		owner := resource.NeutronOwner("a11")
 		g.seedSite(t, "resume-test", "a11", "a11-12-network")

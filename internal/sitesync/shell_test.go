@@ -34,7 +34,7 @@ type shellSession struct {
 }
 
 // startShell starts the session with the command line that runs the
-// server's shell (nbtest.Server.Shell); it ends with the test.
+// server's shell (servertest.Server.Shell); it ends with the test.
 func startShell(t *testing.T, shell string) *shellSession {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", shell+" --command \"$IPSYNC_SHELL_DRIVER\"")
