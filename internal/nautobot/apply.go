@@ -128,7 +128,7 @@ func (a *applier) Interim(ch *plan.Change) (item, error) {
 // Learned remembers the ids of ipsync's own kinds that others refer to,
 // and forgets those deleted or renumbered.
 func (a *applier) Learned(ch *plan.Change, id string) {
-	bulkwrite.Remember(ch, id, a.c.learn, a.c.forget)
+	bulkwrite.Remember(ch, id, a.c.own.Learn, a.c.own.Forget)
 }
 
 // Preflight checks, before the first write, that the marker exists where

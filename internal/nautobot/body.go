@@ -18,7 +18,7 @@ func (c *Client) ownRef(k resource.Kind, name string) any {
 	if name == "" {
 		return nil
 	}
-	if id, ok := c.ownID(resource.Key{Kind: k, Name: name}); ok {
+	if id, ok := c.own.ID(resource.Key{Kind: k, Name: name}); ok {
 		return id
 	}
 	if k == resource.KindVLAN {

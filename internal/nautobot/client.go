@@ -39,16 +39,16 @@ type Client struct {
 
 	progress Progress
 
+	own sot.Learnt[string]
+
 	mu    sync.Mutex
-	known knownIDs // ids learnt by List and Apply, for writing references
+	known knownIDs // ids of target-owned objects by name, for writing references
 	seen  *lookups // the lookups read last, for Check
 }
 
-// knownIDs maps names to ids: target-owned kinds by name, and ipsync's
-// namespaces, VLAN groups and VLANs by natural key.
+// knownIDs maps the names of target-owned objects to their ids, by kind.
 type knownIDs struct {
 	refs map[resource.Kind]map[string]string
-	own  map[resource.Key]string
 }
 
 // New checks cfg, fills its defaults, and returns a client.
@@ -57,7 +57,7 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nautobot config: %w", err)
 	}
-	c := &Client{cfg: cfg, known: knownIDs{own: map[resource.Key]string{}}}
+	c := &Client{cfg: cfg}
 	hc, t := sot.Connect(cfg.Settings, "nautobot", logger, opts, httpapi.Config{Auth: "Token " + cfg.Token})
 	c.httpCfg, c.api, c.log = hc, httpapi.New(hc), hc.Log
 	c.progress = t.Progress

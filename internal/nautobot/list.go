@@ -122,11 +122,11 @@ func (r *reading) LearnNamed() {
 	r.m.namespaces, r.m.groups = map[string]string{}, map[string]string{}
 	for _, n := range r.nss {
 		r.m.namespaces[n.ID] = n.Name
-		r.c.learn(resource.Key{Kind: resource.KindNamespace, Name: n.Name}, n.ID)
+		r.c.own.Learn(resource.Key{Kind: resource.KindNamespace, Name: n.Name}, n.ID)
 	}
 	for _, g := range r.groups {
 		r.m.groups[g.ID] = g.Name
-		r.c.learn(resource.Key{Kind: resource.KindVLANGroup, Name: g.Name}, g.ID)
+		r.c.own.Learn(resource.Key{Kind: resource.KindVLANGroup, Name: g.Name}, g.ID)
 	}
 }
 
@@ -238,7 +238,7 @@ func (r *reading) SweptVLANs() (map[string]string, []string) {
 	return r.vlanKeys(r.vlans), named
 }
 
-func (r *reading) Learn(k resource.Key, id string) { r.c.learn(k, id) }
+func (r *reading) Learn(k resource.Key, id string) { r.c.own.Learn(k, id) }
 
 func (r *reading) Objects() ([]resource.Object, error) {
 	return sot.Objects(r.scope, r.want, len(r.nss)+len(r.groups)+len(r.vlans)+len(r.prefixes)+len(r.ips)+len(r.asns),

@@ -212,30 +212,11 @@ func (c *Client) learnRef(k resource.Kind, n named) {
 	c.known.refs[k][n.Name] = n.ID
 }
 
-func (c *Client) learn(k resource.Key, id string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.known.own[k] = id
-}
-
-func (c *Client) forget(k resource.Key) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.known.own, k)
-}
-
 // refID is the id of a target-owned object by name, if known.
 func (c *Client) refID(k resource.Kind, name string) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	id, ok := c.known.refs[k][name]
-	return id, ok
-}
-
-func (c *Client) ownID(k resource.Key) (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	id, ok := c.known.own[k]
 	return id, ok
 }
 

@@ -44,7 +44,7 @@ func (d dialect) Restore(sc scope.Scope, b []byte, objs []resource.Object) (sot.
 	for _, o := range objs {
 		switch o.Key().Kind {
 		case resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN: // what a read learns
-			c.learn(o.Key(), o.Meta().ID)
+			c.own.Learn(o.Key(), o.Meta().ID)
 		}
 	}
 	return c.reading(sc, kinds, l, &s), nil

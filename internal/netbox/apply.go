@@ -97,7 +97,7 @@ func (a *applier) Interim(ch *plan.Change) (item, error) {
 // Learned remembers the ids of ipsync's own kinds that others refer to,
 // and forgets those deleted or renumbered.
 func (a *applier) Learned(ch *plan.Change, id string) {
-	bulkwrite.Remember(ch, id, a.c.learnID, a.c.forget)
+	bulkwrite.Remember(ch, id, a.c.learnID, a.c.own.Forget)
 }
 
 func currentID(ch *plan.Change) (int, error) {

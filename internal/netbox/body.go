@@ -30,7 +30,7 @@ func (c *Client) ownRef(k resource.Kind, name string) any {
 	if name == "" || k == resource.KindNamespace && name == GlobalNamespace {
 		return nil
 	}
-	if id, ok := c.ownID(resource.Key{Kind: k, Name: name}); ok {
+	if id, ok := c.own.ID(resource.Key{Kind: k, Name: name}); ok {
 		return id
 	}
 	return map[string]any{"name": name}

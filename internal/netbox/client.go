@@ -37,9 +37,10 @@ type Client struct {
 	progress Progress
 	api      *httpapi.Client
 
+	own sot.Learnt[int]
+
 	mu   sync.Mutex
-	own  map[resource.Key]int // ids of VRFs, VLAN groups and VLANs, learnt by List and Apply
-	seen *lookups             // the lookups read last, for Check and for writing references
+	seen *lookups // the lookups read last, for Check and for writing references
 }
 
 // New checks cfg, fills its defaults, and returns a client.
@@ -48,37 +49,18 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("netbox config: %w", err)
 	}
-	c := &Client{cfg: cfg, own: map[resource.Key]int{}, holder: holderName()}
+	c := &Client{cfg: cfg, holder: holderName()}
 	hc, t := sot.Connect(cfg.Settings, "netbox", logger, opts, httpapi.Config{Auth: cfg.auth(), Identify: true})
 	c.api, c.log = httpapi.New(hc), hc.Log
 	c.clock, c.progress = t.Clock, t.Progress
 	return c, nil
 }
 
-func (c *Client) learn(k resource.Key, id int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.own[k] = id
-}
-
-// learnID is learn of an id as the engine gives it.
+// learnID learns an id as the engine gives it.
 func (c *Client) learnID(k resource.Key, id string) {
 	if n, err := strconv.Atoi(id); err == nil {
-		c.learn(k, n)
+		c.own.Learn(k, n)
 	}
-}
-
-func (c *Client) forget(k resource.Key) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.own, k)
-}
-
-func (c *Client) ownID(k resource.Key) (int, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	id, ok := c.own[k]
-	return id, ok
 }
 
 // lastLookups are the lookups read last, or nil.

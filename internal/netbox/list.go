@@ -111,11 +111,11 @@ func (r *reading) LearnNamed() {
 	r.m.vrfs, r.m.groups = make(map[int]string, len(r.vrfs)), make(map[int]string, len(r.groups))
 	for _, v := range r.vrfs {
 		r.m.vrfs[v.ID] = v.Name
-		r.c.learn(resource.Key{Kind: resource.KindNamespace, Name: v.Name}, v.ID)
+		r.c.own.Learn(resource.Key{Kind: resource.KindNamespace, Name: v.Name}, v.ID)
 	}
 	for _, g := range r.groups {
 		r.m.groups[g.ID] = g.Name
-		r.c.learn(resource.Key{Kind: resource.KindVLANGroup, Name: g.Name}, g.ID)
+		r.c.own.Learn(resource.Key{Kind: resource.KindVLANGroup, Name: g.Name}, g.ID)
 	}
 }
 
@@ -210,7 +210,7 @@ func (r *reading) SweptVLANs() (map[int]string, []int) {
 	return r.vlanKeys(r.vlans), named
 }
 
-func (r *reading) Learn(k resource.Key, id int) { r.c.learn(k, id) }
+func (r *reading) Learn(k resource.Key, id int) { r.c.own.Learn(k, id) }
 
 func (r *reading) Objects() ([]resource.Object, error) {
 	// The global table stands as a namespace nobody owns, so that

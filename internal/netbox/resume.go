@@ -61,7 +61,7 @@ func (d dialect) Restore(sc scope.Scope, b []byte, objs []resource.Object) (sot.
 		switch o.Key().Kind {
 		case resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN: // what a read learns
 			if id, err := strconv.Atoi(o.Meta().ID); err == nil {
-				c.learn(o.Key(), id)
+				c.own.Learn(o.Key(), id)
 			}
 		}
 	}
