@@ -2,6 +2,7 @@ package bulkwrite
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -29,6 +30,17 @@ func (o Op) String() string {
 		return "delete"
 	}
 	return "unknown"
+}
+
+// Method is the HTTP method of a bulk write of op.
+func (o Op) Method() string {
+	switch o {
+	case Create:
+		return http.MethodPost
+	case Delete:
+		return http.MethodDelete
+	}
+	return http.MethodPatch
 }
 
 // opOf is the op that writes action a.

@@ -3,9 +3,7 @@ package nautobot
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
-	"slices"
 
 	"github.com/google/uuid"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/ipsync/ipsync/internal/ownership"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // ApplyResult is what an Apply did.
@@ -47,17 +46,6 @@ func (c *Client) Apply(ctx context.Context, changes []plan.Change) (ApplyResult,
 		BatchSize: c.cfg.BatchSize, Concurrency: c.cfg.Concurrency, Server: "nautobot", Tally: a.t, Progress: c.progress, Log: c.log})
 }
 
-// bulkMethod is the bulk write method of an engine op.
-func bulkMethod(op bulkwrite.Op) string {
-	switch op {
-	case bulkwrite.Create:
-		return http.MethodPost
-	case bulkwrite.Delete:
-		return http.MethodDelete
-	}
-	return http.MethodPatch
-}
-
 // Write sends one batch as one bulk request (split when Nautobot refuses
 // it; see send), then gives written prefixes their further locations.
 func (a *applier) Write(ctx context.Context, b bulkwrite.Batch[map[string]any], rep *report) error {
@@ -65,7 +53,7 @@ func (a *applier) Write(ctx context.Context, b bulkwrite.Batch[map[string]any], 
 	if !ok {
 		return fmt.Errorf("apply: nautobot holds no %s objects", b.Kind)
 	}
-	method := bulkMethod(b.Op)
+	method := b.Op.Method()
 	done, err := a.send(ctx, rep, ep, method, b.Items)
 	if err != nil || b.Kind != resource.KindPrefix || b.Op == bulkwrite.Delete || b.Interim {
 		return err
@@ -138,19 +126,7 @@ func (a *applier) Learned(ch *plan.Change, id string) {
 // whole reads; a client that read none (a saved plan applied by a new
 // process) reads them first.
 func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
-	var marked []string // content types that get the marker
-	fields := map[string][]string{}
-	for _, ch := range writes {
-		if ch.Action == plan.Delete {
-			continue
-		}
-		if ep, ok := endpointOf(ch.Key.Kind); ok && !slices.Contains(marked, ep.ct) {
-			marked = append(marked, ep.ct)
-		}
-		if p, ok := ch.Desired.(*resource.Prefix); ok && p.VNI != 0 {
-			fields[a.c.cfg.VNIField] = []string{"ipam.prefix"}
-		}
-	}
+	marked, fields := sot.Marked(writes, contentType, a.c.cfg.VNIField, "ipam.prefix")
 	if len(marked) == 0 {
 		return nil
 	}
@@ -190,4 +166,10 @@ func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 		return fmt.Errorf("apply: %w", err)
 	}
 	return nil
+}
+
+// contentType is the content type of kind k's objects.
+func contentType(k resource.Kind) (string, bool) {
+	ep, ok := endpointOf(k)
+	return ep.ct, ok
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Request bodies: related objects are written by id when the client
@@ -15,45 +16,28 @@ import (
 // natural key ({"name": ...}), which Nautobot resolves itself.
 
 func (c *Client) ownRef(k resource.Kind, name string) any {
-	if name == "" {
-		return nil
-	}
-	if id, ok := c.own.ID(resource.Key{Kind: k, Name: name}); ok {
-		return id
-	}
-	if k == resource.KindVLAN {
-		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+	return sot.Ref(name, func(name string) (any, bool) {
+		if id, ok := c.own.ID(resource.Key{Kind: k, Name: name}); ok {
+			return id, true
+		}
+		// A VLAN not known yet is named by its group and VID: its name
+		// is not unique.
+		if i := strings.LastIndexByte(name, '/'); k == resource.KindVLAN && i >= 0 {
 			if vid, err := strconv.Atoi(name[i+1:]); err == nil {
-				return map[string]any{"vlan_group": map[string]any{"name": name[:i]}, "vid": vid}
+				return map[string]any{"vlan_group": map[string]any{"name": name[:i]}, "vid": vid}, true
 			}
 		}
-	}
-	return map[string]any{"name": name}
+		return nil, false
+	})
 }
 
 func (c *Client) targetRef(k resource.Kind, name string) any {
-	if name == "" {
-		return nil
-	}
-	if id, ok := c.refID(k, name); ok {
-		return id
-	}
-	return map[string]any{"name": name}
+	return sot.Ref(name, func(name string) (string, bool) { return c.refID(k, name) })
 }
 
 // tags are the object's own tags plus the marker tag.
 func (c *Client) tags(own []string) []any {
-	out := []any{c.targetRef(refTag, c.cfg.Tag)}
-	for _, t := range own {
-		if t != c.cfg.Tag {
-			out = append(out, c.targetRef(refTag, t))
-		}
-	}
-	return out
-}
-
-func (c *Client) marker(o resource.Object) map[string]any {
-	return map[string]any{c.cfg.OwnerField: string(o.Meta().Owner)}
+	return sot.Tags(c.cfg.Tag, own, func(t string) any { return c.targetRef(refTag, t) })
 }
 
 // putStatus sets status unless empty: Nautobot then answers that the
@@ -78,8 +62,7 @@ func Supports(o resource.Object) error {
 
 // body is the full writable representation of o, as for a create.
 func (c *Client) body(o resource.Object) (map[string]any, error) {
-	cf := c.marker(o)
-	b := map[string]any{"custom_fields": cf}
+	b := map[string]any{"custom_fields": sot.MarkerFields(o, c.cfg.OwnerField, c.cfg.VNIField)}
 	switch x := o.(type) {
 	case *resource.Namespace:
 		b["name"], b["description"] = x.Name, x.Description
@@ -113,10 +96,6 @@ func (c *Client) body(o resource.Object) (map[string]any, error) {
 		b["description"] = x.Description
 		if locs := resource.NormalizeSet(append([]string(nil), x.Locations...)); len(locs) > 0 {
 			b["location"] = c.targetRef(resource.RefLocation, locs[0])
-		}
-		cf[c.cfg.VNIField] = nil
-		if x.VNI != 0 {
-			cf[c.cfg.VNIField] = x.VNI
 		}
 		b["tags"] = c.tags(x.Tags)
 	case *resource.IPAddress:
@@ -166,22 +145,10 @@ func (c *Client) patchBody(ch *plan.Change, id string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := map[string]any{"id": id, "tags": full["tags"], "custom_fields": full["custom_fields"]}
-	for _, f := range ch.Fields {
-		keys, err := wireFields(ch.Key.Kind, f.Field)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range keys {
-			if v, ok := full[k]; ok {
-				b[k] = v
-			} else {
-				b[k] = nil
-			}
-		}
-	}
+	b, err := sot.Patch(ch, id, full, func(f string) ([]string, error) { return wireFields(ch.Key.Kind, f) },
+		func(string, string) (any, error) { return nil, nil })
 	if ch.Key.Kind == resource.KindPrefix {
-		delete(b, "location")
+		delete(b, "location") // written through location assignments
 	}
-	return b, nil
+	return b, err
 }

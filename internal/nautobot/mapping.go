@@ -1,12 +1,12 @@
 package nautobot
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/netip"
 
 	"github.com/ipsync/ipsync/internal/ownership"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // mapper turns wire objects into resource objects, naming what they
@@ -96,16 +96,8 @@ func (m *mapper) prefix(w wirePrefix) (*resource.Prefix, error) {
 		}
 		o.Locations = resource.NormalizeSet(locs)
 	}
-	if raw, ok := w.CustomFields[m.vniField]; ok {
-		var vni *uint32
-		if err := json.Unmarshal(raw, &vni); err != nil {
-			return nil, fmt.Errorf("prefix %s: custom field %s: %w", w.Prefix, m.vniField, err)
-		}
-		if vni != nil {
-			o.VNI = *vni
-		}
-	}
-	return o, nil
+	o.VNI, err = sot.VNI(w.Prefix, w.CustomFields, m.vniField)
+	return o, err
 }
 
 func (m *mapper) ip(w wireIP) (*resource.IPAddress, error) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Request bodies: related objects are written by id, from the lookups
@@ -15,36 +16,26 @@ import (
 // {"name": ...}, which NetBox resolves itself or refuses with a message.
 
 func (c *Client) targetRef(k resource.Kind, name string) any {
-	if name == "" {
-		return nil
-	}
-	if l := c.lastLookups(); l != nil {
-		if id, ok := l.refs[k].byName[name]; ok {
-			return id
+	l := c.lastLookups()
+	return sot.Ref(name, func(name string) (int, bool) {
+		if l == nil {
+			return 0, false
 		}
-	}
-	return map[string]any{"name": name}
+		id, ok := l.refs[k].byName[name]
+		return id, ok
+	})
 }
 
 func (c *Client) ownRef(k resource.Kind, name string) any {
-	if name == "" || k == resource.KindNamespace && name == GlobalNamespace {
+	if k == resource.KindNamespace && name == GlobalNamespace {
 		return nil
 	}
-	if id, ok := c.own.ID(resource.Key{Kind: k, Name: name}); ok {
-		return id
-	}
-	return map[string]any{"name": name}
+	return sot.Ref(name, func(name string) (int, bool) { return c.own.ID(resource.Key{Kind: k, Name: name}) })
 }
 
-// tags are the object's own tags plus the marker tag.
+// tags are the object's own tags plus the marker tag, by name.
 func (c *Client) tags(own []string) []any {
-	out := []any{map[string]any{"name": c.cfg.Tag}}
-	for _, t := range own {
-		if t != c.cfg.Tag {
-			out = append(out, map[string]any{"name": t})
-		}
-	}
-	return out
+	return sot.Tags(c.cfg.Tag, own, func(t string) any { return map[string]any{"name": t} })
 }
 
 // scope sets a VLAN group's or prefix's scope to the location named.
@@ -89,8 +80,7 @@ func (c *Client) body(o resource.Object) (map[string]any, error) {
 	if l == nil {
 		l = &lookups{statuses: map[string][]choice{}}
 	}
-	cf := map[string]any{c.cfg.OwnerField: string(o.Meta().Owner)}
-	b := map[string]any{"custom_fields": cf}
+	b := map[string]any{"custom_fields": sot.MarkerFields(o, c.cfg.OwnerField, c.cfg.VNIField)}
 	switch x := o.(type) {
 	case *resource.Namespace:
 		b["name"], b["description"] = x.Name, x.Description
@@ -131,10 +121,6 @@ func (c *Client) body(o resource.Object) (map[string]any, error) {
 		b["role"] = c.targetRef(resource.RefRole, x.Role)
 		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
 		b["description"] = x.Description
-		cf[c.cfg.VNIField] = nil
-		if x.VNI != 0 {
-			cf[c.cfg.VNIField] = x.VNI
-		}
 		b["tags"] = c.tags(x.Tags)
 	case *resource.IPAddress:
 		b["address"] = x.Address.String()
@@ -194,15 +180,8 @@ func (c *Client) patchBody(ch *plan.Change, id int) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := map[string]any{"id": id, "tags": full["tags"], "custom_fields": full["custom_fields"]}
-	for _, f := range ch.Fields {
-		for _, k := range wireFields(ch.Key.Kind, f.Field) {
-			if v, ok := full[k]; ok {
-				b[k] = v
-			} else {
-				return nil, fmt.Errorf("netbox has no place for the %s of a %s", f.Field, ch.Key.Kind)
-			}
-		}
-	}
-	return b, nil
+	return sot.Patch(ch, id, full, func(f string) ([]string, error) { return wireFields(ch.Key.Kind, f), nil },
+		func(f, _ string) (any, error) {
+			return nil, fmt.Errorf("netbox has no place for the %s of a %s", f, ch.Key.Kind)
+		})
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // GlobalNamespace is the namespace that stands for NetBox's global table:
@@ -134,16 +135,8 @@ func (m *mapper) prefix(w wirePrefix) (*resource.Prefix, error) {
 	if l := m.scope(w.ScopeType, w.ScopeID); l != "" {
 		o.Locations = []string{l}
 	}
-	if raw, ok := w.CustomFields[m.vniField]; ok {
-		var vni *uint32
-		if err := json.Unmarshal(raw, &vni); err != nil {
-			return nil, fmt.Errorf("prefix %s: custom field %s: %w", w.Prefix, m.vniField, err)
-		}
-		if vni != nil {
-			o.VNI = *vni
-		}
-	}
-	return o, nil
+	o.VNI, err = sot.VNI(w.Prefix, w.CustomFields, m.vniField)
+	return o, err
 }
 
 func (m *mapper) ip(w wireIP) (*resource.IPAddress, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/ipsync/ipsync/internal/ownership"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Preflight checks, before the first write, that the marker exists where
@@ -19,24 +20,12 @@ import (
 // which the change log keeps up to date between whole reads; a client
 // that read none (a saved plan applied by a new process) reads them.
 func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
-	seen := map[string]bool{}
-	var marked []string // object types that get the marker
-	fields := map[string][]string{}
+	marked, fields := sot.Marked(writes, objectType, a.c.cfg.VNIField, "ipam.prefix")
 	intents := map[string]*intent{} // tag name -> the intent of an owner with creates that may be racy
 	for _, ch := range writes {
-		if ch.Action == plan.Delete {
-			continue
-		}
 		if ch.Action == plan.Create && mayBeRacy(ch.Key.Kind) {
 			in := a.intents.of(a, ch.Desired.Meta().Owner, ch.Key.Kind)
 			intents[in.l.TagName()] = in
-		}
-		if ep, ok := endpointOf(ch.Key.Kind); ok && !seen[ep.ot] {
-			seen[ep.ot] = true
-			marked = append(marked, ep.ot)
-		}
-		if p, ok := ch.Desired.(*resource.Prefix); ok && p.VNI != 0 {
-			fields[a.c.cfg.VNIField] = []string{"ipam.prefix"}
 		}
 	}
 	if len(marked) == 0 {
@@ -89,4 +78,10 @@ func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 		return fmt.Errorf("apply: %w", err)
 	}
 	return nil
+}
+
+// objectType is the object type of kind k's objects.
+func objectType(k resource.Kind) (string, bool) {
+	ep, ok := endpointOf(k)
+	return ep.ot, ok
 }

@@ -17,16 +17,6 @@ import (
 
 type report = bulkwrite.Report[map[string]any]
 
-func methodOf(op bulkwrite.Op) string {
-	switch op {
-	case bulkwrite.Create:
-		return http.MethodPost
-	case bulkwrite.Delete:
-		return http.MethodDelete
-	}
-	return http.MethodPatch
-}
-
 // Write sends one batch of the engine: in bulk, or for a saved plan's
 // updates and deletes, one object per request with If-Match.
 func (a *applier) Write(ctx context.Context, b bulkwrite.Batch[map[string]any], rep *report) error {
@@ -37,7 +27,7 @@ func (a *applier) Write(ctx context.Context, b bulkwrite.Batch[map[string]any], 
 		}
 		return nil
 	}
-	method := methodOf(b.Op)
+	method := b.Op.Method()
 	if b.Op == bulkwrite.Create {
 		items, sent, err := a.intend(ctx, ep, b.Items, rep)
 		if err != nil {
