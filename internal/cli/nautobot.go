@@ -23,7 +23,7 @@ func (e *env) openNautobot(cfg *config.Config, prog *progress.Display) (*server,
 		Concurrency: n.Concurrency, InsecureSkipVerify: n.InsecureSkipVerify, Timeout: n.Timeout, MaxWait: n.MaxWait,
 		Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField, VNIField: cfg.Marker.VNIField},
 		APIVersion: n.APIVersion},
-		e.logger.With("side", "nautobot"), nautobot.WithProgress(prog))
+		e.logger.With("side", "nautobot"), sot.WithProgress(prog))
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func (e *env) openNetBox(cfg *config.Config, prog *progress.Display) (*server, e
 		Concurrency: n.Concurrency, InsecureSkipVerify: n.InsecureSkipVerify, Timeout: n.Timeout, MaxWait: n.MaxWait,
 		Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField, VNIField: cfg.Marker.VNIField},
 		RequestDeadline: n.RequestDeadline, RIR: n.RIR, LocationScope: n.LocationScope},
-		e.logger.With("side", "netbox"), netbox.WithProgress(prog))
+		e.logger.With("side", "netbox"), sot.WithProgress(prog))
 	if err != nil {
 		return nil, err
 	}

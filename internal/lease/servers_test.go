@@ -25,7 +25,7 @@ type server struct {
 // that IPSYNC_NETBOX_URL names.
 func eachServer(t *testing.T, fn func(t *testing.T, srv server)) {
 	servertest.Each(t, func(t *testing.T, s *servertest.Server) {
-		c, err := nautobot.New(nautobot.Config{Settings: sot.Settings{URL: s.URL(), Token: s.Token()}}, slog.New(slog.DiscardHandler), nautobot.WithHTTPClient(s.Client()))
+		c, err := nautobot.New(nautobot.Config{Settings: sot.Settings{URL: s.URL(), Token: s.Token()}}, slog.New(slog.DiscardHandler), sot.WithHTTPClient(s.Client()))
 		if err != nil {
 			t.Fatal(err)
 		}

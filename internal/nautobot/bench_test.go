@@ -33,7 +33,7 @@ func BenchmarkApplyCreate100k(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		srv := emulatortest.NewServer()
-		c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: emulator.DefaultToken}}, slog.New(slog.DiscardHandler), WithHTTPClient(srv.Client()))
+		c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: emulator.DefaultToken}}, slog.New(slog.DiscardHandler), sot.WithHTTPClient(srv.Client()))
 		if err != nil {
 			b.Fatal(err)
 		}

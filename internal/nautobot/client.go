@@ -11,20 +11,6 @@ import (
 	"github.com/ipsync/ipsync/internal/sot"
 )
 
-// Option changes how a client is built (sot's WithHTTPClient, WithClock,
-// WithProgress).
-type Option = sot.Option
-
-// Options of a client.
-var (
-	WithHTTPClient = sot.WithHTTPClient
-	WithClock      = sot.WithClock
-	WithProgress   = sot.WithProgress
-)
-
-// Progress learns how far long reads and writes have got, for a display.
-type Progress = sot.Progress
-
 // Client talks to one Nautobot. It is safe for concurrent use.
 type Client struct {
 	cfg Config
@@ -37,7 +23,7 @@ type Client struct {
 	connMu sync.Mutex
 	server *server
 
-	progress Progress
+	progress sot.Progress
 
 	own sot.Learnt[string]
 
@@ -51,8 +37,9 @@ type knownIDs struct {
 	refs map[resource.Kind]map[string]string
 }
 
-// New checks cfg, fills its defaults, and returns a client.
-func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
+// New checks cfg, fills its defaults, and returns a client built with
+// opts (sot.WithHTTPClient, WithClock, WithProgress).
+func New(cfg Config, logger *slog.Logger, opts ...sot.Option) (*Client, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("nautobot config: %w", err)

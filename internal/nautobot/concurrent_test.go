@@ -53,7 +53,7 @@ func TestBulkWritesAtOnce(t *testing.T) {
 			srv := servertest.Emulator(t)
 			spy := &inFlight{next: srv.Client().Transport, method: http.MethodPost, path: tt.path}
 			c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: srv.Token(), BatchSize: 10, Concurrency: 4}}, slog.New(slog.DiscardHandler),
-				WithHTTPClient(&http.Client{Transport: spy}))
+				sot.WithHTTPClient(&http.Client{Transport: spy}))
 			if err != nil {
 				t.Fatal(err)
 			}

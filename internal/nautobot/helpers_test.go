@@ -39,7 +39,7 @@ func newEnvOn(t *testing.T, srv *servertest.Server, edit func(*Config), noBootst
 		edit(&cfg)
 	}
 	clock := clocktest.NewInstant(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	c, err := New(cfg, slog.New(slog.DiscardHandler), WithHTTPClient(srv.Client()), WithClock(clock))
+	c, err := New(cfg, slog.New(slog.DiscardHandler), sot.WithHTTPClient(srv.Client()), sot.WithClock(clock))
 	if err != nil {
 		t.Fatal(err)
 	}

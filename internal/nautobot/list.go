@@ -22,13 +22,12 @@ func kindsOf(s scope.Scope) ([]resource.Kind, error) { return sot.KindsOf(s, "na
 // List reads every object in sc. It fails rather than return part of
 // what Nautobot holds.
 func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, error) {
-	objs, _, err := sot.List[string](ctx, dialect{c}, sc)
+	objs, _, err := sot.List[string](ctx, c, sc)
 	return objs, err
 }
 
 // Begin starts a read of sc with the lookups read now.
-func (d dialect) Begin(ctx context.Context, sc scope.Scope) (sot.Reader[string], error) {
-	c := d.c
+func (c *Client) Begin(ctx context.Context, sc scope.Scope) (sot.Reader[string], error) {
 	kinds, err := kindsOf(sc)
 	if err != nil {
 		return nil, err

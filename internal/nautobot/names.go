@@ -19,7 +19,7 @@ import (
 // ambiguous. Whether a status, role or tag may be used on an object's
 // kind is Check's too.
 func (c *Client) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
-	return sot.Names[string](ctx, dialect{c})
+	return sot.Names[string](ctx, c)
 }
 
 // names are the names of l's kinds, as Names returns them.

@@ -206,7 +206,7 @@ func unmarkedObjectsHaveNoOwner(t *testing.T, srv *servertest.Server) {
 
 func stripTags(t *testing.T, e *env, id string) {
 	t.Helper()
-	c, err := New(Config{Settings: sot.Settings{URL: e.srv.URL(), Token: e.srv.Token()}}, nil, WithHTTPClient(e.srv.Client()))
+	c, err := New(Config{Settings: sot.Settings{URL: e.srv.URL(), Token: e.srv.Token()}}, nil, sot.WithHTTPClient(e.srv.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestTokenIsNeverLogged(t *testing.T) {
 	srv := emulatortest.NewServer(emulator.WithToken("s3cr3t-token"))
 	defer srv.Close()
 	c, err := New(Config{Settings: sot.Settings{URL: srv.URL(), Token: "s3cr3t-token", MaxRetries: 2}}, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		WithHTTPClient(srv.Client()), WithClock(clocktest.NewInstant(clocktest.Start)))
+		sot.WithHTTPClient(srv.Client()), sot.WithClock(clocktest.NewInstant(clocktest.Start)))
 	if err != nil {
 		t.Fatal(err)
 	}

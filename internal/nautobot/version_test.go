@@ -115,7 +115,7 @@ func TestRealServerVersion(t *testing.T) {
 	servertest.EachReal(t, func(t *testing.T, srv *servertest.Server) {
 		u, token := srv.URL(), srv.Token()
 		spy := &acceptSpy{next: http.DefaultTransport}
-		c, err := New(Config{Settings: sot.Settings{URL: u, Token: token}}, nil, WithHTTPClient(&http.Client{Transport: spy}))
+		c, err := New(Config{Settings: sot.Settings{URL: u, Token: token}}, nil, sot.WithHTTPClient(&http.Client{Transport: spy}))
 		if err != nil {
 			t.Fatal(err)
 		}

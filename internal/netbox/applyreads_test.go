@@ -41,7 +41,7 @@ func TestApplyReadsOnlyTheMarker(t *testing.T) {
 		{name: "a saved plan in a new process", wantReads: 2 + len(e.c.lookupPaths()) + len(choiceFields)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := New(Config{Settings: sot.Settings{URL: e.s.URL(), Token: e.s.Token()}}, slog.New(slog.DiscardHandler), WithHTTPClient(e.s.Client()))
+			c, err := New(Config{Settings: sot.Settings{URL: e.s.URL(), Token: e.s.Token()}}, slog.New(slog.DiscardHandler), sot.WithHTTPClient(e.s.Client()))
 			if err != nil {
 				t.Fatal(err)
 			}

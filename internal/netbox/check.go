@@ -16,7 +16,7 @@ import (
 // checking a plan's references before anything is written. Whether a
 // status or role may be used on an object's kind is Check's.
 func (c *Client) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
-	return sot.Names[int](ctx, dialect{c})
+	return sot.Names[int](ctx, c)
 }
 
 func (l *lookups) names() map[resource.Kind]map[string]bool {

@@ -26,7 +26,7 @@ func TestRerunFindsItsEarlierRunsWrites(t *testing.T) {
 	if _, err := e.c.Apply(ctx, creates(seed...)); err != nil {
 		t.Fatal(err)
 	}
-	rerun, err := New(Config{Settings: sot.Settings{URL: e.s.URL(), Token: e.s.Token()}}, slog.New(slog.DiscardHandler), WithHTTPClient(e.s.Client()))
+	rerun, err := New(Config{Settings: sot.Settings{URL: e.s.URL(), Token: e.s.Token()}}, slog.New(slog.DiscardHandler), sot.WithHTTPClient(e.s.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,20 +12,6 @@ import (
 	"github.com/ipsync/ipsync/internal/sot"
 )
 
-// Option changes how a client is built (sot's WithHTTPClient, WithClock,
-// WithProgress).
-type Option = sot.Option
-
-// Options of a client.
-var (
-	WithHTTPClient = sot.WithHTTPClient
-	WithClock      = sot.WithClock
-	WithProgress   = sot.WithProgress
-)
-
-// Progress learns how far long reads and writes have got, for a display.
-type Progress = sot.Progress
-
 // Client talks to one NetBox. It is safe for concurrent use.
 type Client struct {
 	cfg   Config
@@ -34,7 +20,7 @@ type Client struct {
 	// way (intent.go).
 	holder   string
 	log      *slog.Logger
-	progress Progress
+	progress sot.Progress
 	api      *httpapi.Client
 
 	own sot.Learnt[int]
@@ -43,8 +29,9 @@ type Client struct {
 	seen *lookups // the lookups read last, for Check and for writing references
 }
 
-// New checks cfg, fills its defaults, and returns a client.
-func New(cfg Config, logger *slog.Logger, opts ...Option) (*Client, error) {
+// New checks cfg, fills its defaults, and returns a client built with
+// opts (sot.WithHTTPClient, WithClock, WithProgress).
+func New(cfg Config, logger *slog.Logger, opts ...sot.Option) (*Client, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("netbox config: %w", err)

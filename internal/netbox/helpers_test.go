@@ -31,7 +31,7 @@ func realEnv(t *testing.T, edit func(*Config), noBootstrap bool) *env {
 	if edit != nil {
 		edit(&cfg)
 	}
-	c, err := New(cfg, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), WithHTTPClient(s.Client()))
+	c, err := New(cfg, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), sot.WithHTTPClient(s.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,21 +21,21 @@ func kindsOf(s scope.Scope) ([]resource.Kind, error) { return sot.KindsOf(s, "ne
 // List reads every object in sc. It fails rather than return part of
 // what NetBox holds.
 func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, error) {
-	objs, _, err := sot.List[int](ctx, dialect{c}, sc)
+	objs, _, err := sot.List[int](ctx, c, sc)
 	return objs, err
 }
 
 // Begin starts a read of sc with the lookups read now.
-func (d dialect) Begin(ctx context.Context, sc scope.Scope) (sot.Reader[int], error) {
+func (c *Client) Begin(ctx context.Context, sc scope.Scope) (sot.Reader[int], error) {
 	kinds, err := kindsOf(sc)
 	if err != nil {
 		return nil, err
 	}
-	l, err := d.c.fetchLookups(ctx, &httpapi.Tally{})
+	l, err := c.fetchLookups(ctx, &httpapi.Tally{})
 	if err != nil {
 		return nil, fmt.Errorf("read netbox: %w", err)
 	}
-	return &reading{c: d.c, t: &httpapi.Tally{}, scope: sc, want: kinds, m: d.c.newMapper(l)}, nil
+	return &reading{c: c, t: &httpapi.Tally{}, scope: sc, want: kinds, m: c.newMapper(l)}, nil
 }
 
 // reading is one List in progress.

@@ -15,6 +15,7 @@ import (
 	"github.com/ipsync/ipsync/internal/clock/clocktest"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // loseAnswers sends requests on, and replaces the answer of the first n
@@ -57,8 +58,8 @@ func lostCreateNotDuplicated(t *testing.T, as500 bool) {
 	e := realEnv(t, nil, false)
 	lose := &loseAnswers{next: http.DefaultTransport, path: "/api/ipam/vlans/", as500: as500}
 	lose.n.Store(1)
-	c, err := New(e.c.cfg, slog.New(slog.DiscardHandler), WithHTTPClient(&http.Client{Transport: lose}),
-		WithClock(clocktest.NewInstant(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
+	c, err := New(e.c.cfg, slog.New(slog.DiscardHandler), sot.WithHTTPClient(&http.Client{Transport: lose}),
+		sot.WithClock(clocktest.NewInstant(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
 	if err != nil {
 		t.Fatal(err)
 	}

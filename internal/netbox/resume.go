@@ -38,7 +38,7 @@ func (r *reading) Save() ([]byte, error) {
 // Restore makes the reading Names saved the target's last whole read
 // again, as ReadWhole would have, and learns the ids of the objects of
 // objs (the view) that writes name.
-func (d dialect) Restore(sc scope.Scope, b []byte, objs []resource.Object) (sot.Reader[int], error) {
+func (c *Client) Restore(sc scope.Scope, b []byte, objs []resource.Object) (sot.Reader[int], error) {
 	var s savedNames
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("saved names: %w", err)
@@ -47,7 +47,6 @@ func (d dialect) Restore(sc scope.Scope, b []byte, objs []resource.Object) (sot.
 	if err != nil {
 		return nil, err
 	}
-	c := d.c
 	l := &lookups{refs: map[resource.Kind]names{}, statuses: s.Statuses, ipRoles: s.IPRoles}
 	for k, objs := range s.Refs {
 		l.refs[k] = newNames(objs)

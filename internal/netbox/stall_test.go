@@ -48,7 +48,7 @@ func applyLosingAnswers(t *testing.T, e *env, edit func(*Config), rt http.RoundT
 	}
 	cfg := Config{Settings: sot.Settings{URL: e.s.URL(), Token: e.s.Token()}}
 	edit(&cfg)
-	c, err := New(cfg, e.c.log, WithHTTPClient(&http.Client{Transport: rt}))
+	c, err := New(cfg, e.c.log, sot.WithHTTPClient(&http.Client{Transport: rt}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
 package netbox
 
 import (
+	"cmp"
 	"context"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -22,7 +24,7 @@ func (c *Client) Target(sc scope.Scope) *Target {
 	if err != nil {
 		kinds = sot.Kinds() // List refuses such a scope first
 	}
-	return &Target{Target: sot.NewTarget[int](dialect{c}, sc, sot.FollowedLog{Log: c.changes(),
+	return &Target{Target: sot.NewTarget[int](c, sc, sot.FollowedLog{Log: c.changes(),
 		Types: logTypes(c.lookupTypes()), Kinds: contentTypes(kinds), Clock: c.clock}), c: c}
 }
 
@@ -34,30 +36,21 @@ func (t *Target) ApplySaved(ctx context.Context, changes []plan.Change) (int, er
 	return r.Written, err
 }
 
-// dialect is the client as the engine drives it.
-type dialect struct{ c *Client }
+var _ sot.Dialect[int] = (*Client)(nil)
 
-var _ sot.Dialect[int] = dialect{}
+// Server is "NetBox", for messages.
+func (*Client) Server() string { return "NetBox" }
 
-func (dialect) Server() string    { return "NetBox" }
-func (dialect) Namespace() string { return "VRF" }
+// Namespace is what stands for a namespace in NetBox, for messages.
+func (*Client) Namespace() string { return "VRF" }
 
-func (d dialect) Apply(ctx context.Context, changes []plan.Change) (int, error) {
-	r, err := d.c.Apply(ctx, changes)
-	return r.Written, err
-}
+// API is the client's request loop.
+func (c *Client) API() *httpapi.Client { return c.api }
 
 // AsStored is o as NetBox stores it: it lowercases an IP address's DNS
 // name whenever it saves one.
-func (dialect) AsStored(o resource.Object) resource.Object { return resource.LowerDNSName(o) }
+func (*Client) AsStored(o resource.Object) resource.Object { return resource.LowerDNSName(o) }
 
 // Check reports a desired object this NetBox cannot hold: a kind or field
-// it has no place for, or references it will refuse.
-func (d dialect) Check(o resource.Object) error {
-	if err := Supports(o); err != nil {
-		return err
-	}
-	return d.c.check(o)
-}
-
-func (d dialect) Requests() int64 { return d.c.api.Requests() }
+// it has no place for (Supports), or references it will refuse (check).
+func (c *Client) Check(o resource.Object) error { return cmp.Or(Supports(o), c.check(o)) }

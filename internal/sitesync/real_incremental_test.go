@@ -57,7 +57,7 @@ func eachTargetOf(t *testing.T, each func(*testing.T, func(*testing.T, *serverte
 	each(t, func(t *testing.T, s *servertest.Server) {
 		client := func(wrap func(http.RoundTripper) http.RoundTripper) *nautobot.Client {
 			c, err := nautobot.New(nautobot.Config{Settings: sot.Settings{URL: s.URL(), Token: s.Token()}}, slog.New(slog.DiscardHandler),
-				nautobot.WithHTTPClient(&http.Client{Transport: wrap(transportOf(s.Client()))}))
+				sot.WithHTTPClient(&http.Client{Transport: wrap(transportOf(s.Client()))}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +79,7 @@ func eachTargetOf(t *testing.T, each func(*testing.T, func(*testing.T, *serverte
 		s := netboxtest.New(t)
 		client := func(wrap func(http.RoundTripper) http.RoundTripper) *netbox.Client {
 			c, err := netbox.New(netbox.Config{Settings: sot.Settings{URL: s.URL(), Token: s.Token()}}, slog.New(slog.DiscardHandler),
-				netbox.WithHTTPClient(&http.Client{Transport: wrap(transportOf(s.Client()))}))
+				sot.WithHTTPClient(&http.Client{Transport: wrap(transportOf(s.Client()))}))
 			if err != nil {
 				t.Fatal(err)
 			}

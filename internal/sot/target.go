@@ -7,8 +7,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ipsync/ipsync/internal/bulkwrite"
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/clock"
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -26,12 +28,12 @@ type Dialect[ID cmp.Ordered] interface {
 	Restore(sc scope.Scope, saved []byte, objs []resource.Object) (Reader[ID], error)
 	// Check reports a desired object this server cannot hold.
 	Check(o resource.Object) error
-	// Apply writes changes and returns how many objects were written.
-	Apply(ctx context.Context, changes []plan.Change) (int, error)
+	// Apply writes changes.
+	Apply(ctx context.Context, changes []plan.Change) (bulkwrite.Result, error)
 	// AsStored is o as this server stores it.
 	AsStored(o resource.Object) resource.Object
-	// Requests is how many requests the client has sent.
-	Requests() int64
+	// API is the client's request loop.
+	API() *httpapi.Client
 	// Namespace is what the server calls a namespace, in messages.
 	Namespace() string
 }
@@ -115,7 +117,8 @@ func (t *Target[ID]) Server() string { return t.d.Server() }
 
 // Apply writes changes and returns how many objects were written.
 func (t *Target[ID]) Apply(ctx context.Context, changes []plan.Change) (int, error) {
-	return t.d.Apply(ctx, changes)
+	r, err := t.d.Apply(ctx, changes)
+	return r.Written, err
 }
 
 // AsStored is o as the server stores it.
@@ -127,7 +130,7 @@ func (t *Target[ID]) AsStored(o resource.Object) resource.Object { return t.d.As
 func (t *Target[ID]) Check(o resource.Object) error { return t.d.Check(o) }
 
 // Requests is how many requests the client has sent, retries included.
-func (t *Target[ID]) Requests() int64 { return t.d.Requests() }
+func (t *Target[ID]) Requests() int64 { return t.d.API().Requests() }
 
 // followed is the adapter a Target's follower reads through.
 type followed[ID cmp.Ordered] struct {
