@@ -80,8 +80,11 @@ func normalise(src string) []string {
 	return lines
 }
 
+var word = regexp.MustCompile(`\w`)
+
 // overlap is the share of a's lines inside a run of overlapRun lines that
-// b holds too.
+// b holds too. A run of nothing but brackets (the ends of nested blocks)
+// is no shared logic, as token-based duplicate finders see it too.
 func overlap(a, b []string) (shared, total int) {
 	runs := map[string]bool{}
 	for i := 0; i+overlapRun <= len(b); i++ {
@@ -89,7 +92,8 @@ func overlap(a, b []string) (shared, total int) {
 	}
 	in := make([]bool, len(a))
 	for i := 0; i+overlapRun <= len(a); i++ {
-		if runs[strings.Join(a[i:i+overlapRun], "\n")] {
+		run := strings.Join(a[i:i+overlapRun], "\n")
+		if runs[run] && word.MatchString(run) {
 			for j := i; j < i+overlapRun; j++ {
 				in[j] = true
 			}
@@ -128,6 +132,10 @@ func TestOverlapMeasure(t *testing.T) {
 	b := normalise("package netbox\nimport (\n\t\"fmt\"\n\t\"net/url\"\n)\n/* block\n comment */\nx := 1\ny := netbox.Get()\nz := 3\nw := 4\nother := 6\n")
 	if shared, total := overlap(a, b); shared != 4 || total != 5 {
 		t.Errorf("overlap = %d of %d, want 4 of 5 (4 lines, names made one; no package clause or import)", shared, total)
+	}
+	brackets := []string{"}", "})", "}", "}", ")"}
+	if shared, _ := overlap(brackets, brackets); shared != 0 {
+		t.Errorf("a run of brackets counted: %d", shared)
 	}
 	if shared, _ := overlap(a[:3], b); shared != 0 {
 		t.Errorf("a run shorter than %d lines counted: %d", overlapRun, shared)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/ipsync/ipsync/internal/bulkwrite"
 	"github.com/ipsync/ipsync/internal/httpapi"
 )
 
@@ -42,48 +43,18 @@ func (a *applier) send(ctx context.Context, rep *report, ep endpoint, method str
 	if len(items) == 0 {
 		return nil, nil
 	}
-	pending := items
-	var existed []item
-	var answer []written
+	bulk := &bulkwrite.Bulk[map[string]any, written]{Pending: items}
 	resent := false // an attempt whose answer was lost went before
-	r := httpapi.Request{Method: method, Path: ep.path, Tally: a.t, Answer500: true,
-		Decode: func(b []byte) error {
-			if method == http.MethodDelete {
-				return nil
-			}
-			answer = nil
-			return json.Unmarshal(b, &answer)
-		},
-		Body: func(ctx context.Context, attempt int, maybeSent bool) ([]byte, bool, error) {
-			if method == http.MethodPost && maybeSent {
-				resent = true
-				// An earlier attempt may have been committed before the
-				// answer was lost. Ids are ours, so what exists now is
-				// what that attempt created.
-				found, rest, err := a.existing(ctx, ep, pending)
-				if err != nil {
-					return nil, false, err
-				}
-				existed, pending = append(existed, found...), rest
-				if len(pending) == 0 {
-					return nil, true, nil
-				}
-			}
-			bodies := make([]map[string]any, len(pending))
-			for i, it := range pending {
-				bodies[i] = it.Body
-			}
-			raw, err := json.Marshal(bodies)
-			return raw, false, err
-		}}
-	if len(items) == 1 {
-		r.Retries500 = retries500
-	}
+	r := bulk.Request(method, ep.path, a.t, retries500, func(ctx context.Context, pending []item) ([]item, []item, error) {
+		// An earlier attempt may have been committed before the answer
+		// was lost. Ids are ours, so what exists now is what that
+		// attempt created.
+		resent = true
+		return a.existing(ctx, ep, pending)
+	}, nil)
 	resp, err := a.c.do(ctx, r)
-	if len(existed) > 0 {
-		a.c.log.Info("retried create found objects already written", "path", ep.path, "objects", len(existed))
-		rep.Done(existed...)
-	}
+	bulk.Found(rep, a.c.log, ep.path)
+	pending, existed, answer := bulk.Pending, bulk.Existed, bulk.Answer
 	switch {
 	case errors.Is(err, httpapi.ErrSkipped):
 		return existed, nil

@@ -74,47 +74,17 @@ func (a *applier) send(ctx context.Context, ep endpoint, method string, items []
 
 // sendBatch sends one bulk request and returns the items to send again.
 func (a *applier) sendBatch(ctx context.Context, ep endpoint, method string, pending []item, rep *report) ([]item, error) {
-	var existed []item
-	var answer []written
+	bulk := &bulkwrite.Bulk[map[string]any, written]{Pending: pending}
 	var lastSend time.Time // of the newest attempt, which may still be running
-	r := httpapi.Request{Method: method, Path: ep.path, Tally: a.t, Answer500: true,
-		Decode: func(b []byte) error {
-			if method == http.MethodDelete {
-				return nil
-			}
-			answer = nil
-			return json.Unmarshal(b, &answer)
-		},
-		Body: func(ctx context.Context, _ int, maybeSent bool) ([]byte, bool, error) {
-			if method == http.MethodPost && maybeSent {
-				// An earlier attempt may have been committed before its
-				// answer was lost. NetBox chooses the ids, so what that
-				// attempt made is found by natural key and owner.
-				written, rest, err := a.alreadyWritten(ctx, ep, pending, lastSend.Add(a.c.cfg.RequestDeadline))
-				if err != nil {
-					return nil, false, err
-				}
-				existed, pending = append(existed, written...), rest
-				if len(pending) == 0 {
-					return nil, true, nil
-				}
-			}
-			lastSend = a.c.clock.Now()
-			bodies := make([]map[string]any, len(pending))
-			for i, it := range pending {
-				bodies[i] = it.Body
-			}
-			raw, err := json.Marshal(bodies)
-			return raw, false, err
-		}}
-	if len(pending) == 1 {
-		r.Retries500 = retries500
-	}
+	r := bulk.Request(method, ep.path, a.t, retries500, func(ctx context.Context, pending []item) ([]item, []item, error) {
+		// An earlier attempt may have been committed before its answer
+		// was lost. NetBox chooses the ids, so what that attempt made
+		// is found by natural key and owner.
+		return a.alreadyWritten(ctx, ep, pending, lastSend.Add(a.c.cfg.RequestDeadline))
+	}, func() { lastSend = a.c.clock.Now() })
 	resp, err := a.c.api.Do(ctx, r)
-	if len(existed) > 0 {
-		a.c.log.Info("retried create found objects already written", "path", ep.path, "objects", len(existed))
-		rep.Done(existed...)
-	}
+	bulk.Found(rep, a.c.log, ep.path)
+	pending, answer := bulk.Pending, bulk.Answer
 	switch {
 	case errors.Is(err, httpapi.ErrSkipped):
 		return nil, nil
