@@ -27,14 +27,10 @@ func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, e
 }
 
 // Begin starts a read of sc with the lookups read now.
-func (c *Client) Begin(ctx context.Context, sc scope.Scope) (sot.Reader[string], error) {
-	kinds, err := kindsOf(sc)
-	if err != nil {
-		return nil, err
-	}
+func (c *Client) Begin(ctx context.Context, sc scope.Scope, kinds []resource.Kind) (sot.Reader[string], error) {
 	l, err := c.fetchLookups(ctx, &httpapi.Tally{})
 	if err != nil {
-		return nil, fmt.Errorf("read nautobot: %w", err)
+		return nil, err
 	}
 	return c.reading(sc, kinds, l, nil), nil
 }

@@ -29,14 +29,10 @@ func (r *reading) Save() ([]byte, error) {
 // Restore makes the reading Names saved the target's last whole read
 // again, as ReadWhole would have, and learns the ids of the objects of
 // objs (the view) that writes name.
-func (c *Client) Restore(sc scope.Scope, b []byte, objs []resource.Object) (sot.Reader[string], error) {
+func (c *Client) Restore(sc scope.Scope, kinds []resource.Kind, b []byte, objs []resource.Object) (sot.Reader[string], error) {
 	var s savedNames
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("saved names: %w", err)
-	}
-	kinds, err := kindsOf(sc)
-	if err != nil {
-		return nil, err
 	}
 	l := newLookups(s.Lookups)
 	c.learnRefs(l)

@@ -2,7 +2,6 @@ package netbox
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"net/url"
 	"slices"
@@ -26,14 +25,10 @@ func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, e
 }
 
 // Begin starts a read of sc with the lookups read now.
-func (c *Client) Begin(ctx context.Context, sc scope.Scope) (sot.Reader[int], error) {
-	kinds, err := kindsOf(sc)
-	if err != nil {
-		return nil, err
-	}
+func (c *Client) Begin(ctx context.Context, sc scope.Scope, kinds []resource.Kind) (sot.Reader[int], error) {
 	l, err := c.fetchLookups(ctx, &httpapi.Tally{})
 	if err != nil {
-		return nil, fmt.Errorf("read netbox: %w", err)
+		return nil, err
 	}
 	return &reading{c: c, t: &httpapi.Tally{}, scope: sc, want: kinds, m: c.newMapper(l)}, nil
 }

@@ -38,14 +38,10 @@ func (r *reading) Save() ([]byte, error) {
 // Restore makes the reading Names saved the target's last whole read
 // again, as ReadWhole would have, and learns the ids of the objects of
 // objs (the view) that writes name.
-func (c *Client) Restore(sc scope.Scope, b []byte, objs []resource.Object) (sot.Reader[int], error) {
+func (c *Client) Restore(sc scope.Scope, kinds []resource.Kind, b []byte, objs []resource.Object) (sot.Reader[int], error) {
 	var s savedNames
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("saved names: %w", err)
-	}
-	kinds, err := kindsOf(sc)
-	if err != nil {
-		return nil, err
 	}
 	l := &lookups{refs: map[resource.Kind]names{}, statuses: s.Statuses, ipRoles: s.IPRoles}
 	for k, objs := range s.Refs {

@@ -20,12 +20,12 @@ import (
 type Dialect[ID cmp.Ordered] interface {
 	// Server names the server in messages: "Nautobot", "NetBox".
 	Server() string
-	// Begin starts a read of sc: it checks the scope's kinds and reads
-	// the lookups the objects will be named with.
-	Begin(ctx context.Context, sc scope.Scope) (Reader[ID], error)
+	// Begin starts a read of sc's kinds: it reads the lookups the
+	// objects will be named with.
+	Begin(ctx context.Context, sc scope.Scope, kinds []resource.Kind) (Reader[ID], error)
 	// Restore is the Reader a Save returned, with the objects of the
 	// view, as if it had just read them, without reading anything.
-	Restore(sc scope.Scope, saved []byte, objs []resource.Object) (Reader[ID], error)
+	Restore(sc scope.Scope, kinds []resource.Kind, saved []byte, objs []resource.Object) (Reader[ID], error)
 	// Check reports a desired object this server cannot hold.
 	Check(o resource.Object) error
 	// Apply writes changes.
@@ -41,9 +41,13 @@ type Dialect[ID cmp.Ordered] interface {
 // List reads every object of sc. It fails rather than return part of
 // what the server holds.
 func List[ID cmp.Ordered](ctx context.Context, d Dialect[ID], sc scope.Scope) ([]resource.Object, Reader[ID], error) {
-	r, err := d.Begin(ctx, sc)
+	kinds, err := KindsOf(sc, strings.ToLower(d.Server()))
 	if err != nil {
 		return nil, nil, err
+	}
+	r, err := d.Begin(ctx, sc, kinds)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", strings.ToLower(d.Server()), err)
 	}
 	objs, err := read(ctx, r)
 	if err != nil {
@@ -160,7 +164,11 @@ func (f followed[ID]) ReadWhole(ctx context.Context) ([]resource.Object, changel
 }
 
 func (f followed[ID]) Restore(_ context.Context, saved []byte, objs []resource.Object) (changelog.Rereader, error) {
-	r, err := f.t.d.Restore(f.t.scope, saved, objs)
+	kinds, err := KindsOf(f.t.scope, strings.ToLower(f.t.d.Server()))
+	if err != nil {
+		return nil, err
+	}
+	r, err := f.t.d.Restore(f.t.scope, kinds, saved, objs)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +181,7 @@ func (f followed[ID]) Restore(_ context.Context, saved []byte, objs []resource.O
 // Names reads the names of the lookups a plan's references are checked
 // against, without reading any object.
 func Names[ID cmp.Ordered](ctx context.Context, d Dialect[ID]) (map[resource.Kind]map[string]bool, error) {
-	r, err := d.Begin(ctx, scope.Scope{})
+	r, err := d.Begin(ctx, scope.Scope{}, Kinds())
 	if err != nil {
 		return nil, fmt.Errorf("read %s names: %w", strings.ToLower(d.Server()), err)
 	}
