@@ -49,16 +49,14 @@ func (c *Client) reading(sc scope.Scope, kinds []resource.Kind, l *lookups, n *s
 			m.managedTag = id
 		}
 	}
-	return &reading{c: c, t: &httpapi.Tally{}, scope: sc, want: kinds, m: m}
+	return &reading{c: c, Of: sot.NewOf(sc, kinds), m: m}
 }
 
 // reading is one List in progress.
 type reading struct {
-	c     *Client
-	t     *httpapi.Tally
-	scope scope.Scope
-	want  []resource.Kind
-	m     *mapper
+	sot.Of
+	c *Client
+	m *mapper
 
 	nss      []wireNamespace
 	groups   []wireVLANGroup
@@ -68,11 +66,7 @@ type reading struct {
 	asns     []wireASN
 }
 
-func (r *reading) wants(k resource.Kind) bool { return slices.Contains(r.want, k) }
-
 var _ sot.Reader[string] = (*reading)(nil)
-
-func (r *reading) Want() []resource.Kind { return r.want }
 
 func (r *reading) Names() sot.Known[string] {
 	return sot.Known[string]{Namespaces: r.m.namespaces, Groups: r.m.groups, VLANs: r.m.vlans}
@@ -91,12 +85,12 @@ func (r *reading) Again(want []resource.Kind, fork bool) sot.Reader[string] {
 		cp.vlans, cp.prefixNS = maps.Clone(cp.vlans), maps.Clone(cp.prefixNS)
 		m = &cp
 	}
-	return &reading{c: r.c, t: &httpapi.Tally{}, scope: r.scope, want: want, m: m}
+	return &reading{c: r.c, Of: sot.NewOf(r.Scope, want), m: m}
 }
 
 // VLANKeys reads the keys of the VLANs with the given ids.
 func (r *reading) VLANKeys(ctx context.Context, ids []string) (map[string]string, error) {
-	vs, err := byIDs[wireVLAN](ctx, r.c, "/api/ipam/vlans/", ids, r.t)
+	vs, err := byIDs[wireVLAN](ctx, r.c, "/api/ipam/vlans/", ids, r.Tally)
 	if err != nil {
 		return nil, err
 	}
@@ -131,10 +125,10 @@ func (r *reading) LearnNamed() {
 func (r *reading) SweepNamed(ctx context.Context, sel changelog.Select, kinds []resource.Kind) error {
 	return sot.Sweep(ctx, r.c.cfg.Concurrency, kinds, sel,
 		sot.Into(resource.KindNamespace, &r.nss, 0, func(ctx context.Context, extra url.Values) ([]wireNamespace, error) {
-			return sweep[wireNamespace](ctx, r.c, "/api/ipam/namespaces/", extra, r.t)
+			return sweep[wireNamespace](ctx, r.c, "/api/ipam/namespaces/", extra, r.Tally)
 		}),
 		sot.Into(resource.KindVLANGroup, &r.groups, 0, func(ctx context.Context, extra url.Values) ([]wireVLANGroup, error) {
-			return sweep[wireVLANGroup](ctx, r.c, "/api/ipam/vlan-groups/", extra, r.t)
+			return sweep[wireVLANGroup](ctx, r.c, "/api/ipam/vlan-groups/", extra, r.Tally)
 		}))
 }
 
@@ -144,17 +138,17 @@ func (r *reading) SweepNamed(ctx context.Context, sel changelog.Select, kinds []
 func (r *reading) SweepKinds(ctx context.Context, kinds []resource.Kind, sel changelog.Select) error {
 	var nsIDs, groupIDs, locIDs []string
 	for id, name := range r.m.namespaces {
-		if slices.Contains(r.scope.Namespaces, name) {
+		if slices.Contains(r.Scope.Namespaces, name) {
 			nsIDs = append(nsIDs, id)
 		}
 	}
 	for id, name := range r.m.groups {
-		if slices.Contains(r.scope.VLANGroups, name) {
+		if slices.Contains(r.Scope.VLANGroups, name) {
 			groupIDs = append(groupIDs, id)
 		}
 	}
 	for id, l := range r.m.l.refs[resource.RefLocation] {
-		if slices.Contains(r.scope.Locations, l.Name) {
+		if slices.Contains(r.Scope.Locations, l.Name) {
 			locIDs = append(locIDs, id)
 		}
 	}
@@ -165,13 +159,13 @@ func (r *reading) SweepKinds(ctx context.Context, kinds []resource.Kind, sel cha
 	// A scope name that resolves to nothing matches nothing: filtering by
 	// an unknown name would be a 400 under strict filtering.
 	vlans, prefixes, ips := url.Values{}, url.Values{}, url.Values{}
-	if len(r.scope.VLANGroups) > 0 {
+	if len(r.Scope.VLANGroups) > 0 {
 		vlans["vlan_group"] = groupIDs
 	}
-	if len(r.scope.Namespaces) > 0 {
+	if len(r.Scope.Namespaces) > 0 {
 		prefixes["namespace"], ips["namespace"] = nsIDs, nsIDs
 	}
-	if len(r.scope.Locations) > 0 {
+	if len(r.Scope.Locations) > 0 {
 		prefixes["locations"] = locIDs
 	}
 	return sot.Sweep(ctx, r.c.cfg.Concurrency, kinds, sel,
@@ -185,7 +179,7 @@ func (r *reading) SweepKinds(ctx context.Context, kinds []resource.Kind, sel cha
 			return sweepScoped(ctx, r, "/api/ipam/ip-addresses/", ips, extra, len(ips) > 0, sweep[wireIP])
 		}),
 		sot.Into(resource.KindASN, &r.asns, sot.IDsPerRead, func(ctx context.Context, extra url.Values) ([]wireASN, error) {
-			got, err := sweep[wireASN](ctx, r.c, "/api/plugins/bgp/autonomous-systems/", extra, r.t)
+			got, err := sweep[wireASN](ctx, r.c, "/api/plugins/bgp/autonomous-systems/", extra, r.Tally)
 			if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.Status == http.StatusNotFound {
 				r.c.log.Warn("the nautobot-bgp-models plugin is not installed; reading no ASNs")
 				return nil, nil
@@ -213,7 +207,7 @@ func (r *reading) Resolve(ctx context.Context) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	ps, err := byIDs[wirePrefix](ctx, r.c, "/api/ipam/prefixes/", missing, r.t)
+	ps, err := byIDs[wirePrefix](ctx, r.c, "/api/ipam/prefixes/", missing, r.Tally)
 	if err != nil {
 		return fmt.Errorf("parents of ip addresses: %w", err)
 	}
@@ -236,7 +230,7 @@ func (r *reading) SweptVLANs() (map[string]string, []string) {
 func (r *reading) Learn(k resource.Key, id string) { r.c.own.Learn(k, id) }
 
 func (r *reading) Objects() ([]resource.Object, error) {
-	return sot.Objects(r.scope, r.want, len(r.nss)+len(r.groups)+len(r.vlans)+len(r.prefixes)+len(r.ips)+len(r.asns),
+	return sot.Objects(r.Scope, r.Kinds, len(r.nss)+len(r.groups)+len(r.vlans)+len(r.prefixes)+len(r.ips)+len(r.asns),
 		sot.MapEach(r.nss, r.m.namespace), sot.Map(r.groups, r.m.vlanGroup), sot.MapEach(r.vlans, r.m.vlan),
 		sot.Map(r.prefixes, r.m.prefix), sot.Map(r.ips, r.m.ip), sot.MapEach(r.asns, r.m.asn))
 }

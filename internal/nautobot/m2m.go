@@ -17,7 +17,7 @@ func (r *reading) sweepPrefixes(ctx context.Context, _ *Client, path string, q u
 	for k, v := range q {
 		q2[k] = v
 	}
-	got, err := sweep[wirePrefix](ctx, r.c, path, q2, r.t)
+	got, err := sweep[wirePrefix](ctx, r.c, path, q2, r.Tally)
 	if err == nil && len(got) > 0 && got[0].Locations == nil {
 		return nil, errors.New("nautobot leaves prefix locations out of its answers even with exclude_m2m=false")
 	}

@@ -23,11 +23,11 @@ func sweepScoped[T any, PT interface {
 }](ctx context.Context, r *reading, path string, query, extra url.Values, narrowed bool,
 	read func(context.Context, *Client, string, url.Values, *httpapi.Tally) ([]T, error)) ([]T, error) {
 	s := sot.Scoped[T]{
-		Read:     func(q url.Values) ([]T, error) { return read(ctx, r.c, path, q, r.t) },
+		Read:     func(q url.Values) ([]T, error) { return read(ctx, r.c, path, q, r.Tally) },
 		Filter:   query,
 		Narrowed: narrowed,
 		ReadOwned: func(q url.Values) ([]T, error) {
-			got, err := read(ctx, r.c, path, q, r.t)
+			got, err := read(ctx, r.c, path, q, r.Tally)
 			if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.Status == http.StatusBadRequest {
 				// The owner field is not defined for this kind: nothing
 				// of it can carry the marker.
@@ -38,11 +38,11 @@ func sweepScoped[T any, PT interface {
 		ID: func(w *T) string { return PT(w).common().ID },
 		Owns: func(w *T) bool {
 			meta, _ := r.m.meta(*PT(w).common())
-			return meta.Owner == r.scope.Owner
+			return meta.Owner == r.Scope.Owner
 		},
 	}
-	if r.scope.Owner != "" && r.m.managedTag != "" {
-		s.Owned = url.Values{"cf_" + r.c.cfg.OwnerField: {string(r.scope.Owner)}}
+	if r.Scope.Owner != "" && r.m.managedTag != "" {
+		s.Owned = url.Values{"cf_" + r.c.cfg.OwnerField: {string(r.Scope.Owner)}}
 	}
 	return s.Sweep(extra)
 }

@@ -30,16 +30,14 @@ func (c *Client) Begin(ctx context.Context, sc scope.Scope, kinds []resource.Kin
 	if err != nil {
 		return nil, err
 	}
-	return &reading{c: c, t: &httpapi.Tally{}, scope: sc, want: kinds, m: c.newMapper(l)}, nil
+	return &reading{c: c, Of: sot.NewOf(sc, kinds), m: c.newMapper(l)}, nil
 }
 
 // reading is one List in progress.
 type reading struct {
-	c     *Client
-	t     *httpapi.Tally
-	scope scope.Scope
-	want  []resource.Kind
-	m     *mapper
+	sot.Of
+	c *Client
+	m *mapper
 
 	vrfs     []wireVRF
 	groups   []wireVLANGroup
@@ -49,11 +47,7 @@ type reading struct {
 	asns     []wireASN
 }
 
-func (r *reading) wants(k resource.Kind) bool { return slices.Contains(r.want, k) }
-
 var _ sot.Reader[int] = (*reading)(nil)
-
-func (r *reading) Want() []resource.Kind { return r.want }
 
 func (r *reading) Names() sot.Known[int] {
 	return sot.Known[int]{Namespaces: r.m.vrfs, Groups: r.m.groups, VLANs: r.m.vlans}
@@ -75,12 +69,12 @@ func (r *reading) Again(want []resource.Kind, fork bool) sot.Reader[int] {
 		cp.vlans = maps.Clone(cp.vlans)
 		m = &cp
 	}
-	return &reading{c: r.c, t: &httpapi.Tally{}, scope: r.scope, want: want, m: m}
+	return &reading{c: r.c, Of: sot.NewOf(r.Scope, want), m: m}
 }
 
 // VLANKeys reads the keys of the VLANs with the given ids.
 func (r *reading) VLANKeys(ctx context.Context, ids []int) (map[int]string, error) {
-	vs, err := byIDs[wireVLAN](ctx, r.c, "/api/ipam/vlans/", ids, url.Values{"fields": {"id,group,vid"}}, r.t)
+	vs, err := byIDs[wireVLAN](ctx, r.c, "/api/ipam/vlans/", ids, url.Values{"fields": {"id,group,vid"}}, r.Tally)
 	if err != nil {
 		return nil, err
 	}
@@ -121,11 +115,11 @@ func (r *reading) SweepNamed(ctx context.Context, sel changelog.Select, kinds []
 	return sot.Sweep(ctx, r.c.cfg.Concurrency, kinds, sel,
 		sot.Into(resource.KindNamespace, &r.vrfs, 0, func(ctx context.Context, extra url.Values) ([]wireVRF, error) {
 			p, q := r.query(resource.KindNamespace)
-			return sweep[wireVRF](ctx, r.c, p, httpapi.With(q, extra), r.t)
+			return sweep[wireVRF](ctx, r.c, p, httpapi.With(q, extra), r.Tally)
 		}),
 		sot.Into(resource.KindVLANGroup, &r.groups, 0, func(ctx context.Context, extra url.Values) ([]wireVLANGroup, error) {
 			p, q := r.query(resource.KindVLANGroup)
-			return sweep[wireVLANGroup](ctx, r.c, p, httpapi.With(q, extra), r.t)
+			return sweep[wireVLANGroup](ctx, r.c, p, httpapi.With(q, extra), r.Tally)
 		}))
 }
 
@@ -136,21 +130,21 @@ func (r *reading) SweepNamed(ctx context.Context, sel changelog.Select, kinds []
 func (r *reading) SweepKinds(ctx context.Context, kinds []resource.Kind, sel changelog.Select) error {
 	var vrfIDs, groupIDs, locIDs []string
 	for id, name := range r.m.vrfs {
-		if slices.Contains(r.scope.Namespaces, name) {
+		if slices.Contains(r.Scope.Namespaces, name) {
 			vrfIDs = append(vrfIDs, strconv.Itoa(id))
 		}
 	}
 	slices.Sort(vrfIDs)
-	if slices.Contains(r.scope.Namespaces, GlobalNamespace) {
+	if slices.Contains(r.Scope.Namespaces, GlobalNamespace) {
 		vrfIDs = append(vrfIDs, "null")
 	}
 	for id, name := range r.m.groups {
-		if slices.Contains(r.scope.VLANGroups, name) {
+		if slices.Contains(r.Scope.VLANGroups, name) {
 			groupIDs = append(groupIDs, strconv.Itoa(id))
 		}
 	}
 	slices.Sort(groupIDs)
-	for _, name := range r.scope.Locations {
+	for _, name := range r.Scope.Locations {
 		if id, ok := r.m.l.refs[resource.RefLocation].byName[name]; ok {
 			locIDs = append(locIDs, strconv.Itoa(id))
 		}
@@ -159,13 +153,13 @@ func (r *reading) SweepKinds(ctx context.Context, kinds []resource.Kind, sel cha
 	// A scope name that resolves to nothing matches nothing: NetBox
 	// answers 400 to a filter by an unknown id.
 	vlans, prefixes, ips := url.Values{}, url.Values{}, url.Values{}
-	if len(r.scope.VLANGroups) > 0 {
+	if len(r.Scope.VLANGroups) > 0 {
 		vlans["group_id"] = groupIDs
 	}
-	if len(r.scope.Namespaces) > 0 {
+	if len(r.Scope.Namespaces) > 0 {
 		prefixes["vrf_id"], ips["vrf_id"] = vrfIDs, vrfIDs
 	}
-	if len(r.scope.Locations) > 0 {
+	if len(r.Scope.Locations) > 0 {
 		prefixes[r.c.cfg.LocationScope+"_id"] = locIDs
 	}
 	scoped := func(k resource.Kind, filter url.Values) (string, url.Values, bool) {
@@ -187,7 +181,7 @@ func (r *reading) SweepKinds(ctx context.Context, kinds []resource.Kind, sel cha
 		}),
 		sot.Into(resource.KindASN, &r.asns, sot.IDsPerRead, func(ctx context.Context, extra url.Values) ([]wireASN, error) {
 			p, q := r.query(resource.KindASN)
-			return sweep[wireASN](ctx, r.c, p, httpapi.With(q, extra), r.t)
+			return sweep[wireASN](ctx, r.c, p, httpapi.With(q, extra), r.Tally)
 		}))
 }
 
@@ -211,7 +205,7 @@ func (r *reading) Objects() ([]resource.Object, error) {
 	// The global table stands as a namespace nobody owns, so that
 	// references to it resolve as in Nautobot.
 	global := []wireVRF{{Name: GlobalNamespace}}
-	return sot.Objects(r.scope, r.want, 1+len(r.vrfs)+len(r.groups)+len(r.vlans)+len(r.prefixes)+len(r.ips)+len(r.asns),
+	return sot.Objects(r.Scope, r.Kinds, 1+len(r.vrfs)+len(r.groups)+len(r.vlans)+len(r.prefixes)+len(r.ips)+len(r.asns),
 		sot.MapEach(global, func(v wireVRF) *resource.Namespace { return &resource.Namespace{Name: v.Name} }),
 		sot.MapEach(r.vrfs, r.m.namespace), sot.Map(r.groups, r.m.vlanGroup), sot.MapEach(r.vlans, r.m.vlan),
 		sot.Map(r.prefixes, r.m.prefix), sot.Map(r.ips, r.m.ip), sot.MapEach(r.asns, r.m.asn))

@@ -23,17 +23,17 @@ func sweepScoped[T any, PT interface {
 	hasBase
 }](ctx context.Context, r *reading, path string, query, extra url.Values, narrowed bool) ([]T, error) {
 	s := sot.Scoped[T]{
-		Read:     func(q url.Values) ([]T, error) { return sweep[T, PT](ctx, r.c, path, q, r.t) },
+		Read:     func(q url.Values) ([]T, error) { return sweep[T, PT](ctx, r.c, path, q, r.Tally) },
 		Filter:   query,
 		Narrowed: narrowed,
 		ID:       func(w *T) string { return itoa(PT(w).ObjectID()) },
 		Owns: func(w *T) bool {
 			meta, _ := r.m.meta(*PT(w).common())
-			return meta.Owner == r.scope.Owner
+			return meta.Owner == r.Scope.Owner
 		},
 	}
-	if r.scope.Owner != "" && r.m.tag != 0 {
-		s.Owned = url.Values{"fields": query["fields"], "cf_" + r.c.cfg.OwnerField: {string(r.scope.Owner)}, "tag_id": {itoa(r.m.tag)}}
+	if r.Scope.Owner != "" && r.m.tag != 0 {
+		s.Owned = url.Values{"fields": query["fields"], "cf_" + r.c.cfg.OwnerField: {string(r.Scope.Owner)}, "tag_id": {itoa(r.m.tag)}}
 	}
 	return s.Sweep(extra)
 }

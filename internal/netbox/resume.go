@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 	"github.com/ipsync/ipsync/internal/sot"
@@ -60,5 +59,5 @@ func (c *Client) Restore(sc scope.Scope, kinds []resource.Kind, b []byte, objs [
 			}
 		}
 	}
-	return &reading{c: c, t: &httpapi.Tally{}, scope: sc, want: kinds, m: m}, nil
+	return &reading{c: c, Of: sot.NewOf(sc, kinds), m: m}, nil
 }

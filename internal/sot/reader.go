@@ -7,7 +7,9 @@ import (
 	"slices"
 
 	"github.com/ipsync/ipsync/internal/changelog"
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // Known are what a read knows the objects others are named by as, by the
@@ -116,3 +118,22 @@ func readNamed[ID cmp.Ordered](ctx context.Context, r Reader[ID]) error {
 	r.LearnNamed()
 	return nil
 }
+
+// Of is what every dialect's read holds besides its wire objects and
+// names: the scope, the kinds it returns, and the count of its requests.
+type Of struct {
+	Scope scope.Scope
+	Kinds []resource.Kind
+	Tally *httpapi.Tally
+}
+
+// NewOf is a read of sc's kinds.
+func NewOf(sc scope.Scope, kinds []resource.Kind) Of {
+	return Of{Scope: sc, Kinds: kinds, Tally: &httpapi.Tally{}}
+}
+
+// Want are the kinds the read returns.
+func (o *Of) Want() []resource.Kind { return o.Kinds }
+
+// Wants says whether the read returns kind k.
+func (o *Of) Wants(k resource.Kind) bool { return slices.Contains(o.Kinds, k) }
