@@ -54,10 +54,7 @@ func Supports(o resource.Object) error {
 	if x, ok := o.(*resource.ASN); ok && (x.RIR != "" || x.Tenant != "") {
 		return errors.New("the nautobot-bgp-models autonomous system has no rir or tenant field; leave them empty")
 	}
-	if _, ok := endpointOf(o.Kind()); !ok {
-		return fmt.Errorf("nautobot holds no %s objects", o.Kind())
-	}
-	return nil
+	return sot.Holds("nautobot", o.Kind())
 }
 
 // body is the full writable representation of o, as for a create.

@@ -2,20 +2,20 @@ package nautobot
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Owners reads the objects ids of kind k again, for the engine's check
 // before it updates or deletes them that their owner is still the one
 // the plan saw.
 func (a *applier) Owners(ctx context.Context, k resource.Kind, ids []string) (map[string]resource.Owner, error) {
-	ep, ok := endpointOf(k)
-	if !ok {
-		return nil, fmt.Errorf("nautobot holds no %s objects", k)
+	if err := sot.Holds("nautobot", k); err != nil {
+		return nil, err
 	}
+	ep, _ := endpointOf(k)
 	got, err := byIDs[base](ctx, a.c, ep.path, ids, a.t)
 	if err != nil {
 		return nil, err

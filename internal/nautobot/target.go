@@ -16,10 +16,7 @@ type Target = sot.Target[string]
 
 // Target returns the client as a target reading sc.
 func (c *Client) Target(sc scope.Scope) *Target {
-	kinds, err := kindsOf(sc)
-	if err != nil {
-		kinds = sot.Kinds() // List refuses such a scope first
-	}
+	kinds := sot.KindsOr(sc)
 	return sot.NewTarget[string](c, sc, sot.FollowedLog{Log: c.changes(),
 		Types: logTypes(kinds), Kinds: contentTypes(), Clock: clock.Real()})
 }

@@ -78,10 +78,7 @@ func Supports(o resource.Object) error {
 			return sot.FieldProblem("status", fmt.Sprintf("a netbox ASN has no status; leave status %s, not %q", asnStatus, x.Status))
 		}
 	}
-	if _, ok := endpointOf(o.Kind()); !ok {
-		return fmt.Errorf("netbox holds no %s objects", o.Kind())
-	}
-	return nil
+	return sot.Holds("netbox", o.Kind())
 }
 
 // check reports the references of o that NetBox will refuse, from the

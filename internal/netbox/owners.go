@@ -9,16 +9,17 @@ import (
 
 	"github.com/ipsync/ipsync/internal/ownership"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Owners reads the objects ids of kind k again, for the engine's check
 // before it updates or deletes them that their owner is still the one
 // the plan saw.
 func (a *applier) Owners(ctx context.Context, k resource.Kind, ids []string) (map[string]resource.Owner, error) {
-	ep, ok := endpointOf(k)
-	if !ok {
-		return nil, fmt.Errorf("netbox holds no %s objects", k)
+	if err := sot.Holds("netbox", k); err != nil {
+		return nil, err
 	}
+	ep, _ := endpointOf(k)
 	ns := make([]int, 0, len(ids))
 	for _, id := range ids {
 		n, err := strconv.Atoi(id)

@@ -20,10 +20,7 @@ type Target struct {
 
 // Target returns the client as a target reading sc.
 func (c *Client) Target(sc scope.Scope) *Target {
-	kinds, err := kindsOf(sc)
-	if err != nil {
-		kinds = sot.Kinds() // List refuses such a scope first
-	}
+	kinds := sot.KindsOr(sc)
 	return &Target{Target: sot.NewTarget[int](c, sc, sot.FollowedLog{Log: c.changes(),
 		Types: logTypes(c.lookupTypes()), Kinds: contentTypes(kinds), Clock: c.clock}), c: c}
 }

@@ -32,6 +32,24 @@ func KindsOf(s scope.Scope, server string) ([]resource.Kind, error) {
 	return s.Kinds, nil
 }
 
+// KindsOr are the kinds s reads, or all of them where it names one no
+// server holds (a read of s refuses it first).
+func KindsOr(s scope.Scope) []resource.Kind {
+	if kinds, err := KindsOf(s, ""); err == nil {
+		return kinds
+	}
+	return Kinds()
+}
+
+// Holds refuses a kind no source of truth holds for ipsync: segment
+// ranges live in each site's Neutron.
+func Holds(server string, k resource.Kind) error {
+	if !slices.Contains(Kinds(), k) {
+		return fmt.Errorf("%s holds no %s objects", server, k)
+	}
+	return nil
+}
+
 // KindRead is how a dialect sweeps one kind into its wire objects.
 type KindRead struct {
 	kind resource.Kind
