@@ -135,7 +135,7 @@ func (l *changeLog) Newest(ctx context.Context, types []string) (changelog.Entry
 	q = httpapi.With(url.Values{"sort": {"-time"}, "limit": {"1"}, "depth": {"0"}}, q)
 	var p page[wireChange]
 	r := httpapi.Request{Method: http.MethodGet, Path: pathObjectChanges, Query: q, Tally: l.t,
-		Decode: func(b []byte) error { p = page[wireChange]{}; return json.Unmarshal(b, &p) }}
+		Decode: func(b []byte) error { p = page[wireChange]{}; return decode(b, &p) }}
 	resp, err := l.c.do(ctx, r)
 	if err != nil {
 		return changelog.Entry{}, false, fmt.Errorf("newest change: %w", err)
@@ -185,7 +185,7 @@ func (l *changeLog) Count(ctx context.Context, types []string, from, to time.Tim
 	}
 	var p page[wireChange]
 	r := httpapi.Request{Method: http.MethodGet, Path: pathObjectChanges, Query: q, Tally: l.t,
-		Decode: func(b []byte) error { p = page[wireChange]{}; return json.Unmarshal(b, &p) }}
+		Decode: func(b []byte) error { p = page[wireChange]{}; return decode(b, &p) }}
 	resp, err := l.c.do(ctx, r)
 	if err != nil {
 		return 0, fmt.Errorf("count changes: %w", err)

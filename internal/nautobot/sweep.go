@@ -2,7 +2,6 @@ package nautobot
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -76,7 +75,7 @@ func sweepList[T any, PT interface {
 	for {
 		var p page[T]
 		r := httpapi.Request{Method: http.MethodGet, Path: path, Query: q, Tally: t,
-			Decode: func(b []byte) error { p = page[T]{}; return json.Unmarshal(b, &p) }}
+			Decode: func(b []byte) error { p = page[T]{}; return decode(b, &p) }}
 		resp, err := c.do(ctx, r)
 		if err != nil {
 			return nil, fmt.Errorf("list %s: %w", path, err)

@@ -3,11 +3,17 @@ package nautobot
 import (
 	"encoding/json"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
 // Wire types: the parts of Nautobot's depth-0 representations ipsync
 // reads. They never leave this package.
+
+// decode decodes a server's answer. The related objects that every
+// object of a page repeats, with links and names of which ipsync reads
+// the id alone, are decoded once and shared.
+var decode = httpapi.NewDecoder(httpapi.Share[ref](), httpapi.Share[choiceValue]()).Decode
 
 // ref is a related object at depth 0; only its id is used.
 type ref struct {

@@ -2,7 +2,6 @@ package netbox
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -73,7 +72,7 @@ func (l *changeLog) Newest(ctx context.Context, types []string) (changelog.Entry
 	q.Set("limit", "1")
 	var p page[wireChange]
 	r := httpapi.Request{Method: http.MethodGet, Path: pathObjectChanges, Query: q, Tally: l.t,
-		Decode: func(b []byte) error { p = page[wireChange]{}; return json.Unmarshal(b, &p) }}
+		Decode: func(b []byte) error { p = page[wireChange]{}; return decode(b, &p) }}
 	resp, err := l.c.api.Do(ctx, r)
 	if err != nil {
 		return changelog.Entry{}, false, fmt.Errorf("newest change: %w", err)
@@ -127,7 +126,7 @@ func (l *changeLog) Count(ctx context.Context, types []string, from, to time.Tim
 	}
 	var p page[wireChange]
 	r := httpapi.Request{Method: http.MethodGet, Path: pathObjectChanges, Query: q, Tally: l.t,
-		Decode: func(b []byte) error { p = page[wireChange]{}; return json.Unmarshal(b, &p) }}
+		Decode: func(b []byte) error { p = page[wireChange]{}; return decode(b, &p) }}
 	resp, err := l.c.api.Do(ctx, r)
 	if err != nil {
 		return 0, fmt.Errorf("count changes: %w", err)

@@ -2,7 +2,6 @@ package netbox
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -48,7 +47,7 @@ func sweep[T any, PT interface {
 		q.Set("start", strconv.Itoa(start))
 		var p page[T]
 		r := httpapi.Request{Method: http.MethodGet, Path: path, Query: q, Tally: t,
-			Decode: func(b []byte) error { p = page[T]{}; return json.Unmarshal(b, &p) }}
+			Decode: func(b []byte) error { p = page[T]{}; return decode(b, &p) }}
 		resp, err := c.api.Do(ctx, r)
 		if err != nil {
 			return nil, fmt.Errorf("list %s: %w", path, err)

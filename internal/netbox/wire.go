@@ -5,11 +5,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
 // Wire types: the parts of NetBox's representations ipsync reads. They
 // never leave this package.
+
+// decode decodes a server's answer. The related objects that every
+// object of a page repeats, with links and names of which ipsync reads
+// the id alone, are decoded once and shared.
+var decode = httpapi.NewDecoder(httpapi.Share[ref](), httpapi.Share[choice]()).Decode
 
 // ref is a related object; only its id is used.
 type ref struct {
