@@ -87,7 +87,10 @@ func extra(o resource.Object, i int, me resource.Owner) resource.Object {
 	c := Copy(o, me)
 	switch x := c.(type) {
 	case *resource.VLAN:
-		x.Group = "retired-network"
+		// A group of its own for each 4,000 VLANs, as the desired VLANs
+		// have: in one group, VIDs 1-4000 would repeat every 20 extras,
+		// and no server holds two VLANs of a group with one VID.
+		x.Group = fmt.Sprintf("retired-%03d-network", i/4000)
 	case *resource.Prefix:
 		x.Namespace = "retired"
 	case *resource.IPAddress:
