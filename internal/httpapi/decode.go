@@ -133,6 +133,25 @@ type sharedFields struct {
 	m   map[string]stdjson.RawMessage
 }
 
+// v1Rules are encoding/json's rules for what a server may send, where v2
+// differs by default: member names matched without regard to case (but
+// not to '_' and '-'), a repeated member's last value kept, invalid UTF-8
+// replaced rather than refused, an array of another length than a Go
+// array's taken, a value decoded into one already set merged as
+// encoding/json merges. Unknown members are ignored by both. The module's
+// whole set of v1 options (jsonv1.DefaultOptionsV1) is a third slower;
+// what else it changes (marshaling, ",string" tags, error types) the wire
+// types do not use, and the tests of both adapters hold this set to
+// encoding/json's results.
+var v1Rules = json.JoinOptions(
+	json.MatchCaseInsensitiveNames(true),
+	jsonv1.MatchCaseSensitiveDelimiter(true),
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+	jsonv1.UnmarshalArrayFromAnyLength(true),
+	jsonv1.MergeWithLegacySemantics(true),
+)
+
 // maxShared is the longest string or related object shared: ids, names,
 // timestamps, addresses and references are shorter; a long text rarely
 // repeats.
@@ -140,23 +159,17 @@ const maxShared = 256
 
 func (d *Decoder) newDecoder() *decoder {
 	s := &decoder{seed: maphash.MakeSeed()}
-	// encoding/json's rules for what a server may send: member names
-	// matched without regard to case, unknown members ignored, a
-	// repeated member's last value kept, invalid UTF-8 replaced rather
-	// than refused, encoding/json's own types read as it reads them.
-	// The module's v1 options are its statement of those rules, so they
-	// are taken whole rather than picked one by one.
 	own := json.JoinUnmarshalers(
 		json.UnmarshalFromFunc(s.unmarshalString),
 		json.UnmarshalFromFunc(unmarshalRaw),
 		json.UnmarshalFromFunc(unmarshalNumber),
 	)
-	s.inner = json.JoinOptions(jsonv1.DefaultOptionsV1(), json.WithUnmarshalers(own))
+	s.inner = json.JoinOptions(v1Rules, json.WithUnmarshalers(own))
 	all := []*json.Unmarshalers{own, json.UnmarshalFromFunc(s.unmarshalFields)}
 	for _, t := range d.shared {
 		all = append(all, t.unmarshalers(s))
 	}
-	s.opts = json.JoinOptions(jsonv1.DefaultOptionsV1(), json.WithUnmarshalers(json.JoinUnmarshalers(all...)))
+	s.opts = json.JoinOptions(v1Rules, json.WithUnmarshalers(json.JoinUnmarshalers(all...)))
 	return s
 }
 
