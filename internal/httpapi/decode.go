@@ -36,10 +36,12 @@ var plain = NewDecoder()
 type Decoder struct {
 	shared []Shared
 	pool   sync.Pool
+	plain  sync.Map // reflect.Type -> bool: whether it decodes with v1Rules alone
 }
 
 // Shared is a type whose decoded values a Decoder shares; see Share.
 type Shared struct {
+	t            reflect.Type
 	unmarshalers func(*decoder) *json.Unmarshalers
 }
 
@@ -49,7 +51,7 @@ type Shared struct {
 // of a page repeats with its links and names, of which ipsync reads the
 // id alone.
 func Share[T any]() Shared {
-	return Shared{func(d *decoder) *json.Unmarshalers {
+	return Shared{reflect.TypeFor[T](), func(d *decoder) *json.Unmarshalers {
 		var seen [1 << 8]struct {
 			raw string
 			p   *T
@@ -110,9 +112,54 @@ func NewDecoder(shared ...Shared) *Decoder {
 
 // Decode decodes b into v.
 func (d *Decoder) Decode(b []byte, v any) error {
+	if d.isPlain(reflect.TypeOf(v)) {
+		// Its own string cache shares strings well enough where an
+		// object has few strings of its own; the functions below cost
+		// it a fifth more time, as it then looks each value's type up.
+		return json.Unmarshal(b, v, v1Rules)
+	}
 	s := d.pool.Get().(*decoder)
 	defer d.pool.Put(s)
 	return json.Unmarshal(b, v, s.opts)
+}
+
+// isPlain reports whether values of t hold nothing the functions of a
+// decoder are for: no encoding/json RawMessage or Number, no shared type.
+func (d *Decoder) isPlain(t reflect.Type) bool {
+	if p, ok := d.plain.Load(t); ok {
+		return p.(bool)
+	}
+	special := map[reflect.Type]bool{reflect.TypeFor[stdjson.RawMessage](): true, reflect.TypeFor[stdjson.Number](): true}
+	for _, s := range d.shared {
+		special[s.t] = true
+	}
+	seen := map[reflect.Type]bool{}
+	var holds func(reflect.Type) bool
+	holds = func(t reflect.Type) bool {
+		if special[t] {
+			return true
+		}
+		if seen[t] {
+			return false
+		}
+		seen[t] = true
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			return holds(t.Elem())
+		case reflect.Map:
+			return holds(t.Key()) || holds(t.Elem())
+		case reflect.Struct:
+			for f := range t.Fields() {
+				if holds(f.Type) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	p := !holds(t)
+	d.plain.Store(t, p)
+	return p
 }
 
 // decoder is the state of one decoding at a time: the tables of what was

@@ -56,6 +56,38 @@ func TestDecoderLikeEncodingJSON(t *testing.T) {
 	}
 }
 
+type plainObject struct {
+	Name   string            `json:"name"`
+	VID    uint16            `json:"vid"`
+	Ranges [][2]int          `json:"ranges"`
+	Labels map[string]string `json:"labels"`
+	Extra  any               `json:"extra"`
+	Next   *plainObject      `json:"next"`
+}
+
+// TestDecoderPlainLikeEncodingJSON: a type with nothing to share decodes
+// on v2's own; the rules are the same.
+func TestDecoderPlainLikeEncodingJSON(t *testing.T) {
+	d := NewDecoder(Share[testRef]())
+	if !d.isPlain(reflect.TypeFor[*[]plainObject]()) || d.isPlain(reflect.TypeFor[*[]testObject]()) {
+		t.Fatalf("plainObject not plain, or testObject plain")
+	}
+	for _, in := range []string{
+		`[{"NAME":"a","vid":4094,"ranges":[[1,2],[3]],"labels":{"k":"v","k":"w"},"extra":{"n":1.5,"l":[true,null,"s"]},"next":{"name":"b","next":null}}]`,
+		"[{\"name\":\"bad \xff\",\"name\":\"twice\"}]",
+		`[{"vid":70000}]`, `[{"ranges":[[1,2,3]]}]`, `[{"name":1}]`, `[{"labels":null,"extra":null}]`, `[`,
+	} {
+		var old, got []plainObject
+		oldErr := json.Unmarshal([]byte(in), &old)
+		err := d.Decode([]byte(in), &got)
+		if (err != nil) != (oldErr != nil) {
+			t.Errorf("%s: Decode error = %v, encoding/json error = %v", in, err, oldErr)
+		} else if oldErr == nil && !reflect.DeepEqual(got, old) {
+			t.Errorf("%s: Decode = %+v, want encoding/json's %+v", in, got, old)
+		}
+	}
+}
+
 // TestDecoderShares: what repeats is decoded once.
 func TestDecoderShares(t *testing.T) {
 	d := NewDecoder(Share[testRef]())
