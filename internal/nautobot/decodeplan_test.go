@@ -2,6 +2,7 @@ package nautobot
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"strings"
@@ -203,8 +204,8 @@ func (p *pageWriter) flush() {
 	p.objects = p.objects[:0]
 }
 
-// decodePages decodes one kind's pages as the pager does.
-func decodePages[T any](pages [][]byte) ([]T, error) {
+// decodePages decodes one kind's pages as the pager does, with decode.
+func decodePages[T any](pages [][]byte, decode func([]byte, any) error) ([]T, error) {
 	var out []T
 	for _, b := range pages {
 		var p page[T]
@@ -216,23 +217,23 @@ func decodePages[T any](pages [][]byte) ([]T, error) {
 	return out, nil
 }
 
-// read decodes the site's pages and maps them as List does.
-func (s *sitePages) read() ([]resource.Object, error) {
+// read decodes the site's pages with decode and maps them as List does.
+func (s *sitePages) read(decode func([]byte, any) error) ([]resource.Object, error) {
 	r := &reading{want: nautobotKinds(), m: &mapper{l: s.lookups, managedTag: s.tagID, owner: ownership.Marker{Tag: managedTag, OwnerField: ownerField}}}
 	var err error
-	if r.nss, err = decodePages[wireNamespace](s.pages[resource.KindNamespace]); err != nil {
+	if r.nss, err = decodePages[wireNamespace](s.pages[resource.KindNamespace], decode); err != nil {
 		return nil, err
 	}
-	if r.groups, err = decodePages[wireVLANGroup](s.pages[resource.KindVLANGroup]); err != nil {
+	if r.groups, err = decodePages[wireVLANGroup](s.pages[resource.KindVLANGroup], decode); err != nil {
 		return nil, err
 	}
-	if r.vlans, err = decodePages[wireVLAN](s.pages[resource.KindVLAN]); err != nil {
+	if r.vlans, err = decodePages[wireVLAN](s.pages[resource.KindVLAN], decode); err != nil {
 		return nil, err
 	}
-	if r.prefixes, err = decodePages[wirePrefix](s.pages[resource.KindPrefix]); err != nil {
+	if r.prefixes, err = decodePages[wirePrefix](s.pages[resource.KindPrefix], decode); err != nil {
 		return nil, err
 	}
-	if r.ips, err = decodePages[wireIP](s.pages[resource.KindIPAddress]); err != nil {
+	if r.ips, err = decodePages[wireIP](s.pages[resource.KindIPAddress], decode); err != nil {
 		return nil, err
 	}
 	r.m.namespaces, r.m.groups, r.m.vlans = map[string]string{}, map[string]string{}, map[string]string{}
@@ -272,7 +273,7 @@ func (decodedTarget) Names(context.Context) (map[resource.Kind]map[string]bool, 
 // plans exactly as the objects it was written from.
 func TestDecodedPagesPlanAsGenerated(t *testing.T) {
 	s := newSitePages(20_000)
-	read, err := s.read()
+	read, err := s.read(decode)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,8 +307,9 @@ func planOf(tb testing.TB, desired, current []resource.Object) *reconcile.Result
 
 // BenchmarkPlanStepDecoded is the whole plan step (as
 // reconcile.BenchmarkPlanStep) on the target's objects as decoded from
-// Nautobot's pages, beside the same objects as benchdata generates them,
-// in one run; step=read is the decoding and mapping of the pages.
+// Nautobot's pages, beside the same objects as benchdata generates them
+// and as encoding/json decoded them before, in one run; step=read is the
+// decoding and mapping of the pages.
 func BenchmarkPlanStepDecoded(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		s := newSitePages(n)
@@ -316,16 +318,20 @@ func BenchmarkPlanStepDecoded(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				var err error
-				if read, err = s.read(); err != nil {
+				if read, err = s.read(decode); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(read)), "ns/object")
 		})
+		before, err := s.read(json.Unmarshal)
+		if err != nil {
+			b.Fatal(err)
+		}
 		for _, c := range []struct {
 			name    string
 			current []resource.Object
-		}{{"decoded", read}, {"generated", s.generated}} {
+		}{{"decoded", read}, {"generated", s.generated}, {"decoded-by-encoding-json", before}} {
 			b.Run(fmt.Sprintf("objects=%d/step=plan/current=%s", n, c.name), func(b *testing.B) {
 				b.ReportAllocs()
 				var r *reconcile.Result
