@@ -16,9 +16,9 @@ import (
 
 // DecodeJSON decodes a server's answer into v as encoding/json's
 // Unmarshal would, sharing repeated strings; see Decoder.
-func DecodeJSON(b []byte, v any) error { return plain.Decode(b, v) }
+func DecodeJSON(b []byte, v any) error { return sharing.Decode(b, v) }
 
-var plain = NewDecoder()
+var sharing = NewDecoder()
 
 // Decoder decodes servers' answers as encoding/json's Unmarshal would, at
 // a fraction of its cost: decoding a page of 1,000 IP addresses took
@@ -31,7 +31,8 @@ var plain = NewDecoder()
 // share, an owner, a timestamp of a bulk write), sets of custom fields,
 // and the related objects of the types given to NewDecoder. That saves
 // most of the allocations, and the planner compares shared strings by
-// pointer. The shared maps and pointers are read, never written: a
+// pointer. (A type that holds none of these but strings is left to v2's
+// own cache of strings, which costs less.) The shared maps and pointers are read, never written: a
 // decoded value is the server's answer, not a place to build on.
 type Decoder struct {
 	shared []Shared

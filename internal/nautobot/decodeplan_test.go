@@ -204,9 +204,10 @@ func (p *pageWriter) flush() {
 	p.objects = p.objects[:0]
 }
 
-// decodePages decodes one kind's pages as the pager does, with decode.
+// decodePages decodes one kind's pages as the pager does, with decode,
+// into a list made for all of them as the pager makes it from the count.
 func decodePages[T any](pages [][]byte, decode func([]byte, any) error) ([]T, error) {
-	var out []T
+	out := make([]T, 0, len(pages)*objectsAPage)
 	for _, b := range pages {
 		var p page[T]
 		if err := decode(b, &p); err != nil {
