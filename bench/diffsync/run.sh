@@ -23,5 +23,6 @@ data=$here/.data/objects-$n.jsonl
 cd "$root"
 go build -o "$here/.venv/ipsync-bench" ./bench/diffsync
 "$here/.venv/ipsync-bench" -n "$n" -write "$data"
-"$venv/bin/python" "$here/diffsync_bench.py" "$data"
-"$here/.venv/ipsync-bench" -read "$data"
+peer=$("$venv/bin/python" "$here/diffsync_bench.py" "$data")
+printf '%s\n' "$peer"
+"$here/.venv/ipsync-bench" -read "$data" -beside "$(printf '%s\n' "$peer" | sed -n 's/^total_cpu_s=//p')"
