@@ -310,29 +310,31 @@ func planOf(tb testing.TB, desired, current []resource.Object) *reconcile.Result
 // reconcile.BenchmarkPlanStep) on the target's objects as decoded from
 // Nautobot's pages, beside the same objects as benchdata generates them
 // and as encoding/json decoded them before, in one run; step=read is the
-// decoding and mapping of the pages.
+// decoding and mapping of the pages, before and now.
 func BenchmarkPlanStepDecoded(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		s := newSitePages(n)
-		var read []resource.Object
-		b.Run(fmt.Sprintf("objects=%d/step=read", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				var err error
-				if read, err = s.read(decode); err != nil {
-					b.Fatal(err)
+		read := map[string][]resource.Object{}
+		for _, d := range []struct {
+			name   string
+			decode func([]byte, any) error
+		}{{"encoding-json", json.Unmarshal}, {"json-v2", decode}} {
+			b.Run(fmt.Sprintf("objects=%d/step=read/decoder=%s", n, d.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					objs, err := s.read(d.decode)
+					if err != nil {
+						b.Fatal(err)
+					}
+					read[d.name] = objs
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(read)), "ns/object")
-		})
-		before, err := s.read(json.Unmarshal)
-		if err != nil {
-			b.Fatal(err)
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(read[d.name])), "ns/object")
+			})
 		}
 		for _, c := range []struct {
 			name    string
 			current []resource.Object
-		}{{"decoded", read}, {"generated", s.generated}, {"decoded-by-encoding-json", before}} {
+		}{{"decoded", read["json-v2"]}, {"generated", s.generated}, {"decoded-by-encoding-json", read["encoding-json"]}} {
 			b.Run(fmt.Sprintf("objects=%d/step=plan/current=%s", n, c.name), func(b *testing.B) {
 				b.ReportAllocs()
 				var r *reconcile.Result
