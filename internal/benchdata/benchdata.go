@@ -87,11 +87,35 @@ func extra(o resource.Object, i int, me resource.Owner) resource.Object {
 	c := Copy(o, me)
 	switch x := c.(type) {
 	case *resource.VLAN:
-		x.Group = "retired-network"
+		// A group of its own for each 4,000 VLANs, as the desired VLANs
+		// have: in one group, VIDs 1-4000 would repeat every 20 extras,
+		// and no server holds two VLANs of a group with one VID.
+		x.Group = fmt.Sprintf("retired-%03d-network", i/4000)
 	case *resource.Prefix:
 		x.Namespace = "retired"
 	case *resource.IPAddress:
 		x.Address = netip.PrefixFrom(v4(uint32(200<<24|i)), 24)
 	}
 	return c
+}
+
+// Resolved is State with the namespace, VLAN groups and VLANs its objects
+// refer to, on both sides, so that every reference resolves as on a real
+// site: the data of the whole plan step's benchmarks.
+func Resolved(n int, me resource.Owner) (desired, current []resource.Object) {
+	desired, current = State(n, me)
+	site := []resource.Object{&resource.Namespace{M: resource.Meta{Owner: me}, Name: "site-a"}}
+	for i := range n*2/100/4000 + 1 {
+		site = append(site, &resource.VLANGroup{M: resource.Meta{Owner: me}, Name: fmt.Sprintf("leaf-%03d-network", i)})
+	}
+	// Prefixes are on VLANs 1-4000 of the first group; smaller sites
+	// generate fewer VLANs than that.
+	for vid := n*2/100 + 1; vid <= min(4000, n*10/100); vid++ {
+		site = append(site, &resource.VLAN{M: resource.Meta{Owner: me}, Group: "leaf-000-network", VID: uint16(vid), Name: fmt.Sprintf("v%d", vid), Status: "Active"})
+	}
+	desired = append(site, desired...)
+	for _, o := range site {
+		current = append(current, Copy(o, me))
+	}
+	return desired, current
 }

@@ -15,6 +15,8 @@ import (
 type Client struct {
 	cfg Config
 	log *slog.Logger
+	// decode decodes the pages of lists (newDecoder).
+	decode func([]byte, any) error
 	// httpCfg is what api was built from.
 	httpCfg httpapi.Config
 	api     *httpapi.Client
@@ -47,7 +49,7 @@ func New(cfg Config, logger *slog.Logger, opts ...sot.Option) (*Client, error) {
 	c := &Client{cfg: cfg}
 	hc, t := sot.Connect(cfg.Settings, "nautobot", logger, opts, httpapi.Config{Auth: "Token " + cfg.Token})
 	c.httpCfg, c.api, c.log = hc, httpapi.New(hc), hc.Log
-	c.progress = t.Progress
+	c.progress, c.decode = t.Progress, newDecoder().Decode
 	return c, nil
 }
 

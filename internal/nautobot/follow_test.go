@@ -11,6 +11,7 @@ import (
 	"github.com/ipsync/ipsync/internal/nautobot/servertest"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // TestRealFollowChangeLog keeps a site's view up to date from the real
@@ -137,7 +138,7 @@ func TestRealFollowChangeLog(t *testing.T) {
 			// With nothing to reread, a Refresh reads the log and checks
 			// the view: a read per kind, two where the scope also reads
 			// the owner's objects elsewhere.
-			kinds, _ := kindsOf(sc)
+			kinds := sot.KindsOr(sc)
 			if budget := 2 * len(kinds); (s.name == "nothing changed" || s.name == "a tag's description rewritten") && (checks > budget || st.Reread > 0) {
 				t.Errorf("%s: Refresh sent %d reads besides the log's and reread %d objects, want at most %d and none", s.name, checks, st.Reread, budget)
 			}

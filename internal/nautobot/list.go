@@ -16,9 +16,6 @@ import (
 	"github.com/ipsync/ipsync/internal/sot"
 )
 
-// kindsOf are the kinds s reads.
-func kindsOf(s scope.Scope) ([]resource.Kind, error) { return sot.KindsOf(s, "nautobot") }
-
 // List reads every object in sc. It fails rather than return part of
 // what Nautobot holds.
 func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, error) {

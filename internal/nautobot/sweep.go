@@ -12,7 +12,7 @@ type page[T any] = sot.Page[T]
 
 // Nautobot's lists are read by offset, ordered by id (sot.Offset).
 func (c *Client) pager() sot.Pager {
-	return sot.Pager{Do: c.do, PageSize: c.cfg.PageSize, Progress: c.progress, Server: "nautobot"}
+	return sot.Pager{Do: c.do, PageSize: c.cfg.PageSize, Progress: c.progress, Server: "nautobot", Decode: c.decode}
 }
 
 // sweep reads every object a list query matches (sot.Offset).

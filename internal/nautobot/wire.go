@@ -3,11 +3,19 @@ package nautobot
 import (
 	"encoding/json"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
 // Wire types: the parts of Nautobot's depth-0 representations ipsync
 // reads. They never leave this package.
+
+// newDecoder decodes a server's answers. The related objects that every
+// object of a page repeats, with links and names of which ipsync reads
+// the id alone, are decoded once and shared.
+func newDecoder() *httpapi.Decoder {
+	return httpapi.NewDecoder(httpapi.Share[ref](), httpapi.Share[choiceValue]())
+}
 
 // ref is a related object at depth 0; only its id is used.
 type ref struct {

@@ -18,8 +18,10 @@ type Client struct {
 	clock clock.Clock
 	// holder names this client in the records of its creates on their
 	// way (intent.go).
-	holder   string
-	log      *slog.Logger
+	holder string
+	log    *slog.Logger
+	// decode decodes the pages of lists (newDecoder).
+	decode   func([]byte, any) error
 	progress sot.Progress
 	api      *httpapi.Client
 
@@ -39,7 +41,7 @@ func New(cfg Config, logger *slog.Logger, opts ...sot.Option) (*Client, error) {
 	c := &Client{cfg: cfg, holder: holderName()}
 	hc, t := sot.Connect(cfg.Settings, "netbox", logger, opts, httpapi.Config{Auth: cfg.auth(), Identify: true})
 	c.api, c.log = httpapi.New(hc), hc.Log
-	c.clock, c.progress = t.Clock, t.Progress
+	c.clock, c.progress, c.decode = t.Clock, t.Progress, newDecoder().Decode
 	return c, nil
 }
 

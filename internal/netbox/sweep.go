@@ -12,7 +12,7 @@ type page[T any] = sot.Page[T]
 
 // NetBox's lists are read in its cursor mode, by primary key (sot.Cursor).
 func (c *Client) pager() sot.Pager {
-	return sot.Pager{Do: c.api.Do, PageSize: c.cfg.PageSize, Progress: c.progress, Server: "netbox"}
+	return sot.Pager{Do: c.api.Do, PageSize: c.cfg.PageSize, Progress: c.progress, Server: "netbox", Decode: c.decode}
 }
 
 // sweep reads every object a list query matches (sot.Cursor).

@@ -5,11 +5,19 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
 // Wire types: the parts of NetBox's representations ipsync reads. They
 // never leave this package.
+
+// newDecoder decodes a server's answers. The related objects that every
+// object of a page repeats, with links and names of which ipsync reads
+// the id alone, are decoded once and shared.
+func newDecoder() *httpapi.Decoder {
+	return httpapi.NewDecoder(httpapi.Share[ref](), httpapi.Share[choice]())
+}
 
 // ref is a related object; only its id is used.
 type ref struct {

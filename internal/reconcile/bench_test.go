@@ -36,20 +36,7 @@ func (p preparedTarget) Check(o resource.Object) error { return nautobot.Support
 // groups and VLANs its objects refer to, so that every reference resolves
 // as on a real site.
 func benchSite(n int) (desired []resource.Object, t preparedTarget) {
-	desired, current := benchdata.State(n, owner)
-	site := []resource.Object{&resource.Namespace{M: resource.Meta{Owner: owner}, Name: "site-a"}}
-	for i := range n*2/100/4000 + 1 {
-		site = append(site, &resource.VLANGroup{M: resource.Meta{Owner: owner}, Name: fmt.Sprintf("leaf-%03d-network", i)})
-	}
-	// Prefixes are on VLANs 1-4000 of the first group; smaller sites
-	// generate fewer VLANs than that.
-	for vid := n*2/100 + 1; vid <= min(4000, n*10/100); vid++ {
-		site = append(site, &resource.VLAN{M: resource.Meta{Owner: owner}, Group: "leaf-000-network", VID: uint16(vid), Name: fmt.Sprintf("v%d", vid), Status: "Active"})
-	}
-	desired = append(site, desired...)
-	for _, o := range site {
-		current = append(current, benchdata.Copy(o, owner))
-	}
+	desired, current := benchdata.Resolved(n, owner)
 	names := map[resource.Kind]map[string]bool{
 		resource.RefStatus: {"Active": true},
 		resource.RefTenant: {"tenant-x": true},

@@ -20,6 +20,9 @@ type Pager struct {
 	PageSize int
 	Progress Progress
 	Server   string // "nautobot" or "netbox", in progress labels
+	// Decode decodes a page (httpapi.Decoder's, which shares what the
+	// objects of a page repeat); nil: encoding/json.
+	Decode func([]byte, any) error
 }
 
 // Page is one answer of a list endpoint. In NetBox's cursor mode count
@@ -36,9 +39,13 @@ type Identified[ID cmp.Ordered] interface{ ObjectID() ID }
 
 // Get reads one page of path.
 func Get[T any](ctx context.Context, p Pager, what, path string, q url.Values, t *httpapi.Tally) (Page[T], error) {
+	decode := p.Decode
+	if decode == nil {
+		decode = json.Unmarshal
+	}
 	var pg Page[T]
 	r := httpapi.Request{Method: http.MethodGet, Path: path, Query: q, Tally: t,
-		Decode: func(b []byte) error { pg = Page[T]{}; return json.Unmarshal(b, &pg) }}
+		Decode: func(b []byte) error { pg = Page[T]{}; return decode(b, &pg) }}
 	resp, err := p.Do(ctx, r)
 	if err != nil {
 		return Page[T]{}, fmt.Errorf("%s: %w", what, err)
