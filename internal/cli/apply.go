@@ -65,14 +65,13 @@ made (the rest written), 1 error, 64 usage error.`,
 				}
 			}
 			var r *reconcile.Result
-			sa, perObject := job.target.(savedApplier)
-			perObject = perObject && saved != nil
+			perObject := job.applySaved != nil && saved != nil
 			switch {
 			case perObject:
 				if r, err = reconcile.SavedPerObject(ctx, saved, job.target); err != nil {
 					return err
 				}
-				job.target = perObjectTarget{job.target, sa}
+				job.target = perObjectTarget{job.target, job.applySaved}
 			case saved != nil:
 				if r, err = reconcile.Saved(ctx, saved, job.target); err != nil {
 					return err

@@ -21,9 +21,12 @@ import (
 
 // job is one owner's sync against one target, wired from flags and config.
 type job struct {
-	policy   plan.Policy
-	target   reconcile.Target
-	targetID string
+	policy plan.Policy
+	target reconcile.Target
+	// applySaved is the target's per-object apply of a saved plan, nil
+	// where the server has none (see server.applySaved).
+	applySaved applySaved
+	targetID   string
 	// server names the target in messages: "Nautobot", "NetBox".
 	server string
 	// refused are the changes an Apply's error says the target refused

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/lease"
 	"github.com/ipsync/ipsync/internal/netbox"
+	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/progress"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -28,7 +31,11 @@ func (e *env) openNetBox(cfg *config.Config, prog *progress.Display) (*server, e
 		return nil, err
 	}
 	return &server{name: "NetBox", url: n.URL, boot: c, api: c, tags: lease.NetBoxTags, writesProgress: true,
-		target:  func(sc scope.Scope) reconcile.Target { return c.Target(sc) },
+		target: func(sc scope.Scope) reconcile.Target { return c.Target(sc) },
+		applySaved: func(ctx context.Context, changes []plan.Change) (int, error) {
+			r, err := c.ApplySaved(ctx, changes)
+			return r.Written, err
+		},
 		refused: refusedByNetBox}, nil
 }
 

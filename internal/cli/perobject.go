@@ -11,22 +11,20 @@ import (
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
-// savedApplier is a target that applies a saved plan with a compare-and-swap
-// per object: each update and delete is written only if the object is
-// still as the plan saw it, and refused alone otherwise (NetBox's If-Match).
-type savedApplier interface {
-	ApplySaved(ctx context.Context, changes []plan.Change) (int, error)
-}
+// applySaved applies a saved plan with a compare-and-swap per object:
+// each update and delete is written only if the object is still as the
+// plan saw it, and refused alone otherwise (NetBox's If-Match).
+type applySaved func(ctx context.Context, changes []plan.Change) (int, error)
 
-// perObjectTarget writes a saved plan through ApplySaved, after the checks
-// reconcile makes of every plan.
+// perObjectTarget writes a saved plan through applySaved, after the
+// checks reconcile makes of every plan.
 type perObjectTarget struct {
 	reconcile.Target
-	saved savedApplier
+	saved applySaved
 }
 
 func (t perObjectTarget) Apply(ctx context.Context, changes []plan.Change) (int, error) {
-	return t.saved.ApplySaved(ctx, changes)
+	return t.saved(ctx, changes)
 }
 
 // perObjectFailure reports a saved plan applied object by object that did

@@ -21,7 +21,10 @@ type server struct {
 	name   string // "Nautobot" or "NetBox", for messages
 	url    string
 	target func(sc scope.Scope) reconcile.Target
-	boot   bootstrapper
+	// applySaved, where the server can, applies a saved plan object by
+	// object, each write only if the object is as the plan saw it.
+	applySaved applySaved
+	boot       bootstrapper
 	// api and tags keep the agent's lease in the server.
 	api  lease.API
 	tags lease.TagFields
@@ -67,6 +70,7 @@ func (e *env) openTarget(cfg *config.Config, sc scope.Scope, j *job) error {
 	}
 	j.writesProgress = s.writesProgress
 	j.target = s.target(sc)
+	j.applySaved = s.applySaved
 	j.targetID, j.server, j.refused = s.url, s.name, s.refused
 	j.writeOK = func() error { return cfg.WriteAllowed(s.url) }
 	return nil

@@ -2,35 +2,21 @@ package netbox
 
 import (
 	"cmp"
-	"context"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
-	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Target is a client reading one owner's scope, in the shape the reconcile
-// flow drives targets with (sot.Target), that also applies saved plans.
-type Target struct {
-	*sot.Target[int]
-	c *Client
-}
+// flow drives targets with (sot.Target).
+type Target = sot.Target[int]
 
 // Target returns the client as a target reading sc.
 func (c *Client) Target(sc scope.Scope) *Target {
-	kinds := sot.KindsOr(sc)
-	return &Target{Target: sot.NewTarget[int](c, sc, sot.FollowedLog{Log: c.changes(),
-		Types: logTypes(c.lookupTypes()), Kinds: contentTypes(kinds), Clock: c.clock}), c: c}
-}
-
-// ApplySaved is Apply for a saved plan: updates and deletes are sent one
-// object per request with If-Match, the version the plan saw, so an
-// object changed in NetBox since the plan is refused alone (412).
-func (t *Target) ApplySaved(ctx context.Context, changes []plan.Change) (int, error) {
-	r, err := t.c.ApplySaved(ctx, changes)
-	return r.Written, err
+	return sot.NewTarget[int](c, sc, sot.FollowedLog{Log: c.changes(),
+		Types: logTypes(c.lookupTypes()), Kinds: contentTypes(sot.KindsOr(sc)), Clock: c.clock})
 }
 
 var _ sot.Dialect[int] = (*Client)(nil)
