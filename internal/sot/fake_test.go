@@ -29,7 +29,7 @@ type world struct {
 	vlans    map[string]wireVLAN
 	prefixes map[string]wirePrefix
 	// fail makes a step fail: "begin", "named", "kinds", "resolve",
-	// "vlankeys", "objects", "restore".
+	// "vlankeys", "objects", "restore", "settle", "apply".
 	fail map[string]bool
 
 	begins    int
