@@ -31,7 +31,8 @@ type Reader[ID cmp.Ordered] interface {
 	// SweepNamed reads the namespaces and VLAN groups among kinds that
 	// sel selects, whole: not by the scope, as every read reads them.
 	SweepNamed(ctx context.Context, sel changelog.Select, kinds []resource.Kind) error
-	// LearnNamed takes the names of the namespaces and groups swept.
+	// LearnNamed takes the names of the namespaces and groups swept, in
+	// place of those it had: a reread finds one deleted by its absence.
 	LearnNamed()
 	// SweepKinds reads the scope's VLANs, prefixes, IP addresses and ASNs
 	// among kinds that sel selects, through the scope's filters.
