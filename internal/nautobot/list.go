@@ -91,29 +91,13 @@ func (r *reading) VLANKeys(ctx context.Context, ids []string) (map[string]string
 	if err != nil {
 		return nil, err
 	}
-	return r.vlanKeys(vs), nil
-}
-
-// vlanKeys are the keys of vs, by id.
-func (r *reading) vlanKeys(vs []wireVLAN) map[string]string {
-	out := make(map[string]string, len(vs))
-	for _, v := range vs {
-		out[v.ID] = resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
-	}
-	return out
+	return sot.VLANKeys[string](vs, r.m.groups), nil
 }
 
 // LearnNamed takes the names of the namespaces and VLAN groups swept.
 func (r *reading) LearnNamed() {
-	r.m.namespaces, r.m.groups = map[string]string{}, map[string]string{}
-	for _, n := range r.nss {
-		r.m.namespaces[n.ID] = n.Name
-		r.c.own.Learn(resource.Key{Kind: resource.KindNamespace, Name: n.Name}, n.ID)
-	}
-	for _, g := range r.groups {
-		r.m.groups[g.ID] = g.Name
-		r.c.own.Learn(resource.Key{Kind: resource.KindVLANGroup, Name: g.Name}, g.ID)
-	}
+	r.m.namespaces = sot.LearnNames[string](r.nss, resource.KindNamespace, r.c.own.Learn)
+	r.m.groups = sot.LearnNames[string](r.groups, resource.KindVLANGroup, r.c.own.Learn)
 }
 
 // SweepNamed reads the namespaces and VLAN groups among kinds that sel
@@ -221,7 +205,7 @@ func (r *reading) SweptVLANs() (map[string]string, []string) {
 			named = append(named, id)
 		}
 	}
-	return r.vlanKeys(r.vlans), named
+	return sot.VLANKeys[string](r.vlans, r.m.groups), named
 }
 
 func (r *reading) Learn(k resource.Key, id string) { r.c.own.Learn(k, id) }

@@ -58,6 +58,8 @@ type wireNamespace struct {
 	Location    *ref   `json:"location"`
 }
 
+func (w *wireNamespace) NameOf() (string, string) { return w.ID, w.Name }
+
 type wireVLANGroup struct {
 	base
 	Name        string `json:"name"`
@@ -65,6 +67,8 @@ type wireVLANGroup struct {
 	Location    *ref   `json:"location"`
 	Range       string `json:"range"`
 }
+
+func (w *wireVLANGroup) NameOf() (string, string) { return w.ID, w.Name }
 
 type wireVLAN struct {
 	base
@@ -76,6 +80,9 @@ type wireVLAN struct {
 	Role        *ref   `json:"role"`
 	Tenant      *ref   `json:"tenant"`
 }
+
+// VLANOf is the VLAN's id and what its key is made of.
+func (v *wireVLAN) VLANOf() (id, group string, vid uint16) { return v.ID, refID(v.Group), v.VID }
 
 type choiceValue struct {
 	Value string `json:"value"`

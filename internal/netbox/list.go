@@ -75,16 +75,7 @@ func (r *reading) VLANKeys(ctx context.Context, ids []int) (map[int]string, erro
 	if err != nil {
 		return nil, err
 	}
-	return r.vlanKeys(vs), nil
-}
-
-// vlanKeys are the keys of vs, by id.
-func (r *reading) vlanKeys(vs []wireVLAN) map[int]string {
-	out := make(map[int]string, len(vs))
-	for _, v := range vs {
-		out[v.ID] = resource.VLANKey(r.m.groups[refID(v.Group)], v.VID)
-	}
-	return out
+	return sot.VLANKeys[int](vs, r.m.groups), nil
 }
 
 func (r *reading) query(k resource.Kind) (string, url.Values) {
@@ -94,15 +85,8 @@ func (r *reading) query(k resource.Kind) (string, url.Values) {
 
 // LearnNamed takes the names of the VRFs and VLAN groups swept.
 func (r *reading) LearnNamed() {
-	r.m.vrfs, r.m.groups = make(map[int]string, len(r.vrfs)), make(map[int]string, len(r.groups))
-	for _, v := range r.vrfs {
-		r.m.vrfs[v.ID] = v.Name
-		r.c.own.Learn(resource.Key{Kind: resource.KindNamespace, Name: v.Name}, v.ID)
-	}
-	for _, g := range r.groups {
-		r.m.groups[g.ID] = g.Name
-		r.c.own.Learn(resource.Key{Kind: resource.KindVLANGroup, Name: g.Name}, g.ID)
-	}
+	r.m.vrfs = sot.LearnNames[int](r.vrfs, resource.KindNamespace, r.c.own.Learn)
+	r.m.groups = sot.LearnNames[int](r.groups, resource.KindVLANGroup, r.c.own.Learn)
 }
 
 // SweepNamed reads the VRFs and VLAN groups among kinds that sel selects:
@@ -193,7 +177,7 @@ func (r *reading) SweptVLANs() (map[int]string, []int) {
 			named = append(named, id)
 		}
 	}
-	return r.vlanKeys(r.vlans), named
+	return sot.VLANKeys[int](r.vlans, r.m.groups), named
 }
 
 func (r *reading) Learn(k resource.Key, id int) { r.c.own.Learn(k, id) }

@@ -65,6 +65,8 @@ type wireVRF struct {
 	Description string `json:"description"`
 }
 
+func (w *wireVRF) NameOf() (int, string) { return w.ID, w.Name }
+
 type wireVLANGroup struct {
 	base
 	Name        string   `json:"name"`
@@ -74,6 +76,8 @@ type wireVLANGroup struct {
 	ScopeID     *int     `json:"scope_id"`
 	VIDRanges   [][2]int `json:"vid_ranges"`
 }
+
+func (w *wireVLANGroup) NameOf() (int, string) { return w.ID, w.Name }
 
 type wireVLAN struct {
 	base
@@ -85,6 +89,9 @@ type wireVLAN struct {
 	Tenant      *ref    `json:"tenant"`
 	Description string  `json:"description"`
 }
+
+// VLANOf is the VLAN's id and what its key is made of.
+func (v *wireVLAN) VLANOf() (id, group int, vid uint16) { return v.ID, refID(v.Group), v.VID }
 
 type wirePrefix struct {
 	base

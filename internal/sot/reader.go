@@ -138,3 +138,43 @@ func (o *Of) Want() []resource.Kind { return o.Kinds }
 
 // Wants says whether the read returns kind k.
 func (o *Of) Wants(k resource.Kind) bool { return slices.Contains(o.Kinds, k) }
+
+// InGroup is a wire VLAN: its id, and its group's id and its VID, of
+// which its key is made.
+type InGroup[ID comparable] interface {
+	VLANOf() (id, group ID, vid uint16)
+}
+
+// VLANKeys are the keys of vs by id, their groups named by groups.
+func VLANKeys[ID comparable, W any, PW interface {
+	*W
+	InGroup[ID]
+}](vs []W, groups map[ID]string) map[ID]string {
+	out := make(map[ID]string, len(vs))
+	for i := range vs {
+		id, group, vid := PW(&vs[i]).VLANOf()
+		out[id] = resource.VLANKey(groups[group], vid)
+	}
+	return out
+}
+
+// NamedBy is a wire object others name by its name: a namespace (VRF)
+// or a VLAN group.
+type NamedBy[ID comparable] interface {
+	NameOf() (id ID, name string)
+}
+
+// LearnNames are the names of ws by id, each learnt (learn) as the id of
+// the kind k object of that name, for the writes that refer to it.
+func LearnNames[ID comparable, W any, PW interface {
+	*W
+	NamedBy[ID]
+}](ws []W, k resource.Kind, learn func(resource.Key, ID)) map[ID]string {
+	out := make(map[ID]string, len(ws))
+	for i := range ws {
+		id, name := PW(&ws[i]).NameOf()
+		out[id] = name
+		learn(resource.Key{Kind: k, Name: name}, id)
+	}
+	return out
+}
