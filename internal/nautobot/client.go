@@ -29,14 +29,11 @@ type Client struct {
 
 	own sot.Learnt[string]
 
-	mu    sync.Mutex
-	known knownIDs // ids of target-owned objects by name, for writing references
-	seen  *lookups // the lookups read last, for Check
-}
-
-// knownIDs maps the names of target-owned objects to their ids, by kind.
-type knownIDs struct {
-	refs map[resource.Kind]map[string]string
+	mu sync.Mutex
+	// refIDs are the ids of target-owned objects by kind and name, for
+	// writing references.
+	refIDs map[resource.Kind]map[string]string
+	seen   *lookups // the lookups read last, for Check
 }
 
 // New checks cfg, fills its defaults, and returns a client built with

@@ -125,7 +125,7 @@ func (a *applier) assignments(ctx context.Context, prefixes map[string]string, b
 func (c *Client) locationName(id string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for name, lid := range c.known.refs[resource.RefLocation] {
+	for name, lid := range c.refIDs[resource.RefLocation] {
 		if lid == id {
 			return name
 		}

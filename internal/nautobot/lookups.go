@@ -174,7 +174,7 @@ func (c *Client) learnRefs(l *lookups) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.known.refs = byName
+	c.refIDs = byName
 	c.seen = l
 }
 
@@ -203,20 +203,20 @@ func (c *Client) relearn(l *lookups, k resource.Kind, n named) {
 func (c *Client) learnRef(k resource.Kind, n named) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.known.refs == nil {
-		c.known.refs = map[resource.Kind]map[string]string{}
+	if c.refIDs == nil {
+		c.refIDs = map[resource.Kind]map[string]string{}
 	}
-	if c.known.refs[k] == nil {
-		c.known.refs[k] = map[string]string{}
+	if c.refIDs[k] == nil {
+		c.refIDs[k] = map[string]string{}
 	}
-	c.known.refs[k][n.Name] = n.ID
+	c.refIDs[k][n.Name] = n.ID
 }
 
 // refID is the id of a target-owned object by name, if known.
 func (c *Client) refID(k resource.Kind, name string) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	id, ok := c.known.refs[k][name]
+	id, ok := c.refIDs[k][name]
 	return id, ok
 }
 
