@@ -50,16 +50,7 @@ func (b bootstrapper) Markers(ctx context.Context, t *httpapi.Tally) ([]sot.Mark
 		}
 		cts = append(cts, ep.ct)
 	}
-	return []sot.Marker{
-		{What: "tag", Name: c.cfg.Tag, Path: pathTags, Types: cts,
-			Create: map[string]any{"name": c.cfg.Tag, "color": "00bcd4", "description": "Managed by ipsync; do not edit by hand."}},
-		{What: "custom field", Name: c.cfg.OwnerField, Path: pathCustomFields, Type: "text", Types: cts, Owner: true,
-			Create: map[string]any{"key": c.cfg.OwnerField, "label": "ipsync owner", "type": "text", "filter_logic": "exact",
-				"description": "The ipsync owner (static:<spec> or neutron:<site>) of this object."}},
-		{What: "custom field", Name: c.cfg.VNIField, Path: pathCustomFields, Type: "integer", Types: []string{"ipam.prefix"},
-			Create: map[string]any{"key": c.cfg.VNIField, "label": "VNI", "type": "integer", "filter_logic": "exact",
-				"description": "VXLAN/Geneve segment id of the prefix's network."}},
-	}, nil
+	return c.cfg.Markers(sot.MarkerPlace{Tags: pathTags, CustomFields: pathCustomFields, FieldKey: "key", PrefixType: "ipam.prefix"}, cts), nil
 }
 
 func (b bootstrapper) Find(ctx context.Context, t *httpapi.Tally, m sot.Marker) (sot.Found, bool, error) {

@@ -48,16 +48,8 @@ func (b bootstrapper) Markers(context.Context, *httpapi.Tally) ([]sot.Marker, er
 		ep, _ := endpointOf(k)
 		types = append(types, ep.ot)
 	}
-	return []sot.Marker{
-		{What: "tag", Name: c.cfg.Tag, Path: pathTags, Types: types,
-			Create: map[string]any{"name": c.cfg.Tag, "slug": Slug(c.cfg.Tag), "color": "00bcd4", "description": "Managed by ipsync; do not edit by hand."}},
-		{What: "custom field", Name: c.cfg.OwnerField, Path: pathCustomFields, Type: "text", Types: types, Owner: true,
-			Create: map[string]any{"name": c.cfg.OwnerField, "label": "ipsync owner", "type": "text", "filter_logic": "exact",
-				"description": "The ipsync owner (static:<spec> or neutron:<site>) of this object."}},
-		{What: "custom field", Name: c.cfg.VNIField, Path: pathCustomFields, Type: "integer", Types: []string{"ipam.prefix"},
-			Create: map[string]any{"name": c.cfg.VNIField, "label": "VNI", "type": "integer", "filter_logic": "exact",
-				"description": "VXLAN/Geneve segment id of the prefix's network."}},
-	}, nil
+	return c.cfg.Markers(sot.MarkerPlace{Tags: pathTags, CustomFields: pathCustomFields, FieldKey: "name", PrefixType: "ipam.prefix",
+		TagFields: map[string]any{"slug": Slug(c.cfg.Tag)}}, types), nil
 }
 
 func (b bootstrapper) find(ctx context.Context, t *httpapi.Tally, m sot.Marker, fields string) (*wireMarker, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -25,6 +26,32 @@ type Marker struct {
 	Types []string
 	// Owner says the field holds the owner, whose filter must be exact.
 	Owner bool
+}
+
+// MarkerPlace is where a server keeps the marker's objects: the paths of
+// its tags and custom fields, the name it gives a custom field's key
+// ("key" on Nautobot, "name" on NetBox), the type of its prefixes, and
+// what its tags need besides a name (NetBox: a slug).
+type MarkerPlace struct {
+	Tags, CustomFields, FieldKey, PrefixType string
+	TagFields                                map[string]any
+}
+
+// Markers are the objects the marker of s needs at p: the marker tag and
+// the owner custom field, usable on types, and the VNI custom field, on
+// prefixes.
+func (s Settings) Markers(p MarkerPlace, types []string) []Marker {
+	tag := map[string]any{"name": s.Tag, "color": "00bcd4", "description": "Managed by ipsync; do not edit by hand."}
+	maps.Copy(tag, p.TagFields)
+	return []Marker{
+		{What: "tag", Name: s.Tag, Path: p.Tags, Types: types, Create: tag},
+		{What: "custom field", Name: s.OwnerField, Path: p.CustomFields, Type: "text", Types: types, Owner: true,
+			Create: map[string]any{p.FieldKey: s.OwnerField, "label": "ipsync owner", "type": "text", "filter_logic": "exact",
+				"description": "The ipsync owner (static:<spec> or neutron:<site>) of this object."}},
+		{What: "custom field", Name: s.VNIField, Path: p.CustomFields, Type: "integer", Types: []string{p.PrefixType},
+			Create: map[string]any{p.FieldKey: s.VNIField, "label": "VNI", "type": "integer", "filter_logic": "exact",
+				"description": "VXLAN/Geneve segment id of the prefix's network."}},
+	}
 }
 
 // Found is a Marker as the server holds it.

@@ -197,3 +197,24 @@ func TestWrite(t *testing.T) {
 		t.Error("Write of a body that is not JSON succeeded")
 	}
 }
+
+// TestMarkers: the marker's objects, named by the settings, with the
+// server's key for a custom field and what its tags need besides.
+func TestMarkers(t *testing.T) {
+	s := Settings{Tag: "managed", OwnerField: "owner", VNIField: "seg"}
+	ms := s.Markers(MarkerPlace{Tags: "/tags/", CustomFields: "/cfs/", FieldKey: "name", PrefixType: "ipam.prefix",
+		TagFields: map[string]any{"slug": "managed"}}, []string{"ipam.vlan", "ipam.prefix"})
+	if len(ms) != 3 {
+		t.Fatalf("%d markers, want the tag, the owner field and the VNI field", len(ms))
+	}
+	tag, owner, vni := ms[0], ms[1], ms[2]
+	if tag.Path != "/tags/" || tag.Name != "managed" || tag.Create["slug"] != "managed" || tag.Create["name"] != "managed" || len(tag.Types) != 2 {
+		t.Errorf("tag = %+v", tag)
+	}
+	if owner.Path != "/cfs/" || owner.Create["name"] != "owner" || owner.Type != "text" || !owner.Owner || owner.Create["filter_logic"] != "exact" || len(owner.Types) != 2 {
+		t.Errorf("owner field = %+v", owner)
+	}
+	if vni.Create["name"] != "seg" || vni.Type != "integer" || vni.Owner || len(vni.Types) != 1 || vni.Types[0] != "ipam.prefix" {
+		t.Errorf("VNI field = %+v", vni)
+	}
+}
