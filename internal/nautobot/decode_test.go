@@ -4,34 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"reflect"
 	"strings"
 	"testing"
-)
 
-// decodeBoth decodes in with encoding/json and with decode
-// into fresh values of T and reports where they differ: the pages are
-// decoded as before, only faster.
-func decodeBoth[T any](t *testing.T, name, in string) T {
-	t.Helper()
-	var old, got T
-	oldErr := json.Unmarshal([]byte(in), &old)
-	err := newDecoder().Decode([]byte(in), &got)
-	if (err != nil) != (oldErr != nil) {
-		t.Fatalf("%s: the decoder's error = %v, encoding/json error = %v", name, err, oldErr)
-	}
-	if oldErr == nil && !reflect.DeepEqual(got, old) {
-		t.Errorf("%s: the decoder gives %+v, want encoding/json's %+v", name, got, old)
-	}
-	return got
-}
+	"github.com/ipsync/ipsync/internal/httpapi/decodetest"
+)
 
 func TestDecodeIPAddressPage(t *testing.T) {
 	raw, err := os.ReadFile("testdata/ip-addresses-page.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := decodeBoth[page[wireIP]](t, "fixture", string(raw))
+	p := decodetest.Both[page[wireIP]](t, newDecoder(), "fixture", string(raw))
 	if len(p.Results) != 3 || p.Count != 3 || p.Next == nil {
 		t.Fatalf("page = count %d, %d results, next %v; want 3, 3, a link", p.Count, len(p.Results), p.Next)
 	}
@@ -69,16 +53,16 @@ func TestDecodeLikeEncodingJSON(t *testing.T) {
 		{"string for a number", `{"count":"5"}`},
 		{"fraction for an int", `{"count":1.5}`},
 	} {
-		decodeBoth[page[wireIP]](t, tc.name, tc.in)
+		decodetest.Both[page[wireIP]](t, newDecoder(), tc.name, tc.in)
 	}
 	vlans := []string{`{"results":[{"id":"a","vid":4094,"vlan_group":{"id":"g"}}]}`, `{"results":[{"id":"a","vid":70000}]}`, `{"results":[{"id":"a","vid":-1}]}`}
 	for _, in := range vlans {
-		decodeBoth[page[wireVLAN]](t, in, in)
+		decodetest.Both[page[wireVLAN]](t, newDecoder(), in, in)
 	}
 	prefixes := []string{`{"results":[{"id":"a","prefix":"10.0.0.0/8","type":{"value":"network","label":"Network"},"locations":[{"id":"l"}]}]}`,
 		`{"results":[{"id":"a","prefix":"10.0.0.0/8","type":null,"locations":null}]}`, `{"results":[{"id":"a","locations":[]}]}`}
 	for _, in := range prefixes {
-		decodeBoth[page[wirePrefix]](t, in, in)
+		decodetest.Both[page[wirePrefix]](t, newDecoder(), in, in)
 	}
 	changes := []string{
 		`{"count":2,"next":null,"results":[{"id":"c1","time":"2026-12-06T21:03:11.123456Z","action":{"value":"update","label":"Update"},"changed_object_type":"ipam.ipaddress","changed_object_id":"a","object_repr":"10.0.0.1/24","object_data":{"address":"10.0.0.1/24","tags":[]}},` +
@@ -86,11 +70,11 @@ func TestDecodeLikeEncodingJSON(t *testing.T) {
 		`{"results":[{"id":"c1","time":"not a time"}]}`,
 	}
 	for _, in := range changes {
-		decodeBoth[page[wireChange]](t, in, in)
+		decodetest.Both[page[wireChange]](t, newDecoder(), in, in)
 	}
 	types := []string{`{"results":[{"id":12,"app_label":"ipam","model":"prefix"},{"id":"13"},{"id":null}]}`, `{"results":[{"id":"x"}]}`, `{"results":[{"id":true}]}`}
 	for _, in := range types {
-		decodeBoth[page[wireContentType]](t, in, in)
+		decodetest.Both[page[wireContentType]](t, newDecoder(), in, in)
 	}
 }
 
@@ -121,7 +105,7 @@ func ipPage(n int) []byte {
 }
 
 func TestIPPageDecodes(t *testing.T) {
-	p := decodeBoth[page[wireIP]](t, "generated page", string(ipPage(3)))
+	p := decodetest.Both[page[wireIP]](t, newDecoder(), "generated page", string(ipPage(3)))
 	if len(p.Results) != 3 || p.Results[2].Address != "10.0.0.2/24" {
 		t.Fatalf("generated page = %+v", p.Results)
 	}

@@ -4,34 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"reflect"
 	"strings"
 	"testing"
-)
 
-// decodeBoth decodes in with encoding/json and with decode
-// into fresh values of T and reports where they differ: the pages are
-// decoded as before, only faster.
-func decodeBoth[T any](t *testing.T, name, in string) T {
-	t.Helper()
-	var old, got T
-	oldErr := json.Unmarshal([]byte(in), &old)
-	err := newDecoder().Decode([]byte(in), &got)
-	if (err != nil) != (oldErr != nil) {
-		t.Fatalf("%s: the decoder's error = %v, encoding/json error = %v", name, err, oldErr)
-	}
-	if oldErr == nil && !reflect.DeepEqual(got, old) {
-		t.Errorf("%s: the decoder gives %+v, want encoding/json's %+v", name, got, old)
-	}
-	return got
-}
+	"github.com/ipsync/ipsync/internal/httpapi/decodetest"
+)
 
 func TestDecodeIPAddressPage(t *testing.T) {
 	raw, err := os.ReadFile("testdata/ip-addresses-page.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := decodeBoth[page[wireIP]](t, "fixture", string(raw))
+	p := decodetest.Both[page[wireIP]](t, newDecoder(), "fixture", string(raw))
 	if len(p.Results) != 3 || p.Count != 0 || p.Next == nil {
 		t.Fatalf("page = count %d, %d results, next %v; want 0 (null), 3, a link", p.Count, len(p.Results), p.Next)
 	}
@@ -59,19 +43,19 @@ func TestDecodeLikeEncodingJSON(t *testing.T) {
 		{"fraction for an id", `{"results":[{"id":5.5}]}`},
 		{"syntax error", `{"results":[{"id":5}`},
 	} {
-		decodeBoth[page[wireIP]](t, tc.name, tc.in)
+		decodetest.Both[page[wireIP]](t, newDecoder(), tc.name, tc.in)
 	}
 	groups := []string{`{"results":[{"id":1,"vid_ranges":[[1,100],[200,4094]],"scope_type":"dcim.site","scope_id":3}]}`,
 		`{"results":[{"id":1,"vid_ranges":[[1,100,5]]}]}`, `{"results":[{"id":1,"vid_ranges":[[1]]}]}`, `{"results":[{"id":1,"vid_ranges":null}]}`}
 	for _, in := range groups {
-		decodeBoth[page[wireVLANGroup]](t, in, in)
+		decodetest.Both[page[wireVLANGroup]](t, newDecoder(), in, in)
 	}
 	changes := []string{
 		`{"count":null,"next":null,"results":[{"id":9,"time":"2026-12-06T21:03:11.123456+00:00","action":{"value":"update","label":"Updated"},"changed_object_type":"ipam.ipaddress","changed_object_id":4,"object_repr":"10.0.0.1/24"}]}`,
 		`{"results":[{"id":9,"time":"2026-12-06"}]}`,
 	}
 	for _, in := range changes {
-		decodeBoth[page[wireChange]](t, in, in)
+		decodetest.Both[page[wireChange]](t, newDecoder(), in, in)
 	}
 }
 
@@ -114,7 +98,7 @@ func ipPage(n int) []byte {
 }
 
 func TestIPPageDecodes(t *testing.T) {
-	p := decodeBoth[page[wireIP]](t, "generated page", string(ipPage(3)))
+	p := decodetest.Both[page[wireIP]](t, newDecoder(), "generated page", string(ipPage(3)))
 	if len(p.Results) != 3 || p.Results[2].Address != "10.0.0.2/24" {
 		t.Fatalf("generated page = %+v", p.Results)
 	}
