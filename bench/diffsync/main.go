@@ -193,13 +193,14 @@ func measure(path string, beside float64, out io.Writer) error {
 // target answers a plan with the objects read from the file.
 type target struct{ current []resource.Object }
 
-func (target) AsStored(o resource.Object) resource.Object        { return o }
-func (target) Server() string                                    { return "the JSON-lines file" }
-func (t target) List(context.Context) ([]resource.Object, error) { return t.current, nil }
+func (target) Server() string                                  { return "the JSON-lines file" }
+func (t target) Read(context.Context) (reconcile.State, error) { return t, nil }
+func (t target) Objects() []resource.Object                    { return t.current }
+func (target) AsStored(o resource.Object) resource.Object      { return o }
 func (target) Apply(context.Context, []plan.Change) (int, error) {
 	return 0, errors.New("the benchmark target does not write")
 }
 func (target) Check(o resource.Object) error { return nautobot.Supports(o) }
-func (target) Names(context.Context) (map[resource.Kind]map[string]bool, error) {
-	return map[resource.Kind]map[string]bool{resource.RefStatus: {"Active": true}, resource.RefTenant: {"tenant-x": true}, resource.RefTag: {"tenant": true}}, nil
+func (target) Names() map[resource.Kind]map[string]bool {
+	return map[resource.Kind]map[string]bool{resource.RefStatus: {"Active": true}, resource.RefTenant: {"tenant-x": true}, resource.RefTag: {"tenant": true}}
 }

@@ -20,11 +20,6 @@ type Adapter interface {
 	// Names saved and the objects of the view, as if it had just read
 	// them, without reading anything.
 	Restore(ctx context.Context, names []byte, objs []resource.Object) (Rereader, error)
-	// Reused is told when Refresh hands out the objects of its last
-	// whole read again, brought up to date: a target whose plans check
-	// the names its objects were read with (Names after List) keeps that
-	// read's.
-	Reused()
 }
 
 // Follower keeps one owner's objects in a target up to date from the
@@ -113,7 +108,6 @@ func (f *Follower) refresh(ctx context.Context, check bool) ([]resource.Object, 
 		st.Reread, st.Read, st.Gone = st.Reread+checked.Reread, st.Read+checked.Read, st.Gone+checked.Gone
 		st.Checked, st.Missed = checked.Checked, checked.Missed
 	}
-	f.adapter.Reused()
 	f.cursor = c
 	return f.view.Objects(), st, nil
 }

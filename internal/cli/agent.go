@@ -191,9 +191,10 @@ func (e *env) siteSyncer(ctx context.Context, cfg *config.Config, site *config.S
 		logger = slog.New(slog.DiscardHandler)
 	}
 	sc := siteScope(site, nil)
+	target, follower := server.target(sc)
 	s := sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun, TargetSide: strings.ToLower(server.name),
 		Notified: cfg.Agent.RabbitMQ.URL != "", Log: logger.With("site", site.Name), Scope: sc, Rescope: server.target},
-		src.reader, server.target(sc))
+		src.reader, target, follower)
 	return s, server, nil
 }
 

@@ -65,13 +65,12 @@ made (the rest written), 1 error, 64 usage error.`,
 				}
 			}
 			var r *reconcile.Result
-			perObject := job.applySaved != nil && saved != nil
+			perObject := job.savedTarget != nil && saved != nil
 			switch {
 			case perObject:
-				if r, err = reconcile.SavedPerObject(ctx, saved, job.target); err != nil {
+				if r, err = reconcile.SavedPerObject(ctx, saved, job.savedTarget); err != nil {
 					return err
 				}
-				job.target = perObjectTarget{job.target, job.applySaved}
 			case saved != nil:
 				if r, err = reconcile.Saved(ctx, saved, job.target); err != nil {
 					return err
@@ -148,7 +147,7 @@ func (e *env) prepareSaved(ctx context.Context, cmd *cobra.Command, f *planFlags
 	owner := saved.Policy.Owner
 	j := &job{policy: saved.Policy, progress: e.newProgress()}
 	if target == "memory" {
-		j.target, j.targetID, j.server = memory.New(&resource.Namespace{Name: "Global"}), "memory", "the memory target"
+		j.target, j.targetID, j.server = reconcile.Stateless(memory.New(&resource.Namespace{Name: "Global"})), "memory", "the memory target"
 		j.writeOK = func() error { return nil }
 		return saved, j, nil
 	}

@@ -23,10 +23,10 @@ import (
 type job struct {
 	policy plan.Policy
 	target reconcile.Target
-	// applySaved is the target's per-object apply of a saved plan, nil
-	// where the server has none (see server.applySaved).
-	applySaved applySaved
-	targetID   string
+	// savedTarget is the target that applies a saved plan object by
+	// object, nil where the server has none (see server.savedTarget).
+	savedTarget reconcile.Target
+	targetID    string
 	// server names the target in messages: "Nautobot", "NetBox".
 	server string
 	// refused are the changes an Apply's error says the target refused
@@ -83,7 +83,7 @@ func (j *job) apply(ctx context.Context, r *reconcile.Result) (int, error) {
 			j.progress.Expect("write "+string(k), perKind[k])
 		}
 	}
-	n, err := r.Apply(ctx, j.target)
+	n, err := r.Apply(ctx)
 	j.progress.Flush()
 	return n, err
 }
@@ -205,7 +205,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 	case "neutron":
 	case "memory":
 		// Like a new Nautobot, the memory target has the Global namespace.
-		j.target, j.targetID, j.server = memory.New(&resource.Namespace{Name: "Global"}), "memory", "the memory target"
+		j.target, j.targetID, j.server = reconcile.Stateless(memory.New(&resource.Namespace{Name: "Global"})), "memory", "the memory target"
 		j.writeOK = func() error { return nil }
 		fmt.Fprintln(e.stderr, "target: memory (an empty in-process target; nothing leaves this process)")
 	case config.TargetNautobot, config.TargetNetBox:

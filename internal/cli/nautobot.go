@@ -28,9 +28,5 @@ func (e *env) openNautobot(cfg *config.Config, prog *progress.Display) (*server,
 		return nil, err
 	}
 	return &server{name: "Nautobot", url: n.URL, boot: c, api: c, tags: lease.NautobotTags, writesProgress: true,
-		target: func(sc scope.Scope) reconcile.Target { return c.Target(sc) }}, nil
+		target: func(sc scope.Scope) (reconcile.Target, sitesync.Follower) { t := c.Target(sc); return t, t }}, nil
 }
-
-// The agent follows Nautobot's change log, and resumes from it, only
-// because its targets are Followers: a Syncer tells one by its methods.
-var _ sitesync.Follower = (*nautobot.Target)(nil)

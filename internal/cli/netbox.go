@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"context"
-
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/lease"
 	"github.com/ipsync/ipsync/internal/netbox"
-	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/progress"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -31,12 +28,9 @@ func (e *env) openNetBox(cfg *config.Config, prog *progress.Display) (*server, e
 		return nil, err
 	}
 	return &server{name: "NetBox", url: n.URL, boot: c, api: c, tags: lease.NetBoxTags, writesProgress: true,
-		target: func(sc scope.Scope) reconcile.Target { return c.Target(sc) },
-		applySaved: func(ctx context.Context, changes []plan.Change) (int, error) {
-			r, err := c.ApplySaved(ctx, changes)
-			return r.Written, err
-		},
-		refused: refusedByNetBox}, nil
+		target:      func(sc scope.Scope) (reconcile.Target, sitesync.Follower) { t := c.Target(sc); return t, t },
+		savedTarget: func(sc scope.Scope) reconcile.Target { return c.SavedTarget(sc) },
+		refused:     refusedByNetBox}, nil
 }
 
 // refusedByNetBox are the changes NetBox refused, as its Apply's error
@@ -50,7 +44,3 @@ func refusedByNetBox(err error) []*netbox.ObjectError {
 	})
 	return refused
 }
-
-// The agent follows NetBox's change log, and resumes from it, only
-// because its targets are Followers: a Syncer tells one by its methods.
-var _ sitesync.Follower = (*netbox.Target)(nil)

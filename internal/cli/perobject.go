@@ -1,31 +1,13 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/ipsync/ipsync/internal/bulkwrite"
-	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 )
-
-// applySaved applies a saved plan with a compare-and-swap per object:
-// each update and delete is written only if the object is still as the
-// plan saw it, and refused alone otherwise (NetBox's If-Match).
-type applySaved func(ctx context.Context, changes []plan.Change) (int, error)
-
-// perObjectTarget writes a saved plan through applySaved, after the
-// checks reconcile makes of every plan.
-type perObjectTarget struct {
-	reconcile.Target
-	saved applySaved
-}
-
-func (t perObjectTarget) Apply(ctx context.Context, changes []plan.Change) (int, error) {
-	return t.saved(ctx, changes)
-}
 
 // perObjectFailure reports a saved plan applied object by object that did
 // not all go through. When every change refused is one whose object

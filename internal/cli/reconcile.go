@@ -97,7 +97,8 @@ func (e *env) runReconciler(ctx context.Context, cfg *config.Config, paths []str
 		return err
 	}
 	sc := scope.Static(owner)
-	syncer := &staticSyncer{paths: paths, owner: owner, policy: cfg.PlanPolicy(owner), target: server.target(sc), scope: sc,
+	target, _ := server.target(sc)
+	syncer := &staticSyncer{paths: paths, owner: owner, policy: cfg.PlanPolicy(owner), target: target, scope: sc,
 		side: strings.ToLower(server.name), dryRun: dryRun}
 	// Every sync reads the target whole (the spec's objects are few next
 	// to a site's): sweeps and periodic syncs are the same here.
@@ -172,7 +173,7 @@ func (s *staticSyncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcom
 	if s.dryRun {
 		return out, nil
 	}
-	n, err := r.Apply(ctx, s.target)
+	n, err := r.Apply(ctx)
 	out.Writes = n
 	if err != nil {
 		return out, fmt.Errorf("apply: %w (%d written before the failure)", err, n)

@@ -10,6 +10,7 @@ import (
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 	"github.com/ipsync/ipsync/internal/sitesync"
@@ -95,8 +96,8 @@ func (e *env) openRanges(ctx context.Context, cfg *config.Config, site *config.S
 	if err != nil {
 		return fmt.Errorf("site %s: %w", site.Name, err)
 	}
-	j.target = neutron.NewRangeWriter(r, neutron.RangeConfig{Site: site.Name, Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField},
-		e.logger.With("site", site.Name))
+	j.target = reconcile.Stateless(neutron.NewRangeWriter(r, neutron.RangeConfig{Site: site.Name, Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField},
+		e.logger.With("site", site.Name)))
 	j.targetID = "neutron:" + site.Name
 	j.server = "site " + site.Name + "'s Neutron"
 	j.writeOK = func() error { return nil }

@@ -12,19 +12,22 @@ import (
 	"github.com/ipsync/ipsync/internal/progress"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sitesync"
 )
 
 // server is the source of truth a config writes to, connected: Nautobot
 // or NetBox. openServer is the one place that tells them apart; the
 // commands see only this.
 type server struct {
-	name   string // "Nautobot" or "NetBox", for messages
-	url    string
-	target func(sc scope.Scope) reconcile.Target
-	// applySaved, where the server can, applies a saved plan object by
-	// object, each write only if the object is as the plan saw it.
-	applySaved applySaved
-	boot       bootstrapper
+	name string // "Nautobot" or "NetBox", for messages
+	url  string
+	// target reads sc; its follower follows the server's change log.
+	target func(sc scope.Scope) (reconcile.Target, sitesync.Follower)
+	// savedTarget, where the server can, is the target that applies a
+	// saved plan object by object, each write only if the object is as
+	// the plan saw it.
+	savedTarget func(sc scope.Scope) reconcile.Target
+	boot        bootstrapper
 	// api and tags keep the agent's lease in the server.
 	api  lease.API
 	tags lease.TagFields
@@ -69,8 +72,10 @@ func (e *env) openTarget(cfg *config.Config, sc scope.Scope, j *job) error {
 		return err
 	}
 	j.writesProgress = s.writesProgress
-	j.target = s.target(sc)
-	j.applySaved = s.applySaved
+	j.target, _ = s.target(sc)
+	if s.savedTarget != nil {
+		j.savedTarget = s.savedTarget(sc)
+	}
 	j.targetID, j.server, j.refused = s.url, s.name, s.refused
 	j.writeOK = func() error { return cfg.WriteAllowed(s.url) }
 	return nil

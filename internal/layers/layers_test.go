@@ -38,7 +38,7 @@ var rules = []rule{
 		std:      []string{"net", "net/http", "os", "os/exec", "io/fs", "log", "log/slog", "syscall", "time"},
 	},
 	{
-		what:     "the shared engine (transport, paging, bulk writes, change logs) knows no server's dialect and no caller",
+		what:     "the shared engine (transport, paging, bulk writes, change logs) knows no server's dialect and no caller; it is a reconcile.Target, whose package it may import",
 		packages: []string{"internal/sot", "internal/httpapi", "internal/bulkwrite", "internal/changelog", "internal/parallel", "internal/backoff", "internal/clock"},
 		denied:   []string{"internal/nautobot/...", "internal/netbox/...", "internal/neutron/...", "internal/cli", "internal/agent", "internal/sitesync", "internal/events"},
 	},

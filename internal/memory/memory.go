@@ -1,6 +1,7 @@
 // Package memory is a target that keeps objects in process memory. It backs
 // `ipsync plan --target memory` (a plan against an empty target shows what a
-// first run would create) and the tests of code that drives targets.
+// first run would create) and the tests of code that drives targets, as a
+// reconcile.Target through reconcile.Stateless.
 package memory
 
 import (
@@ -64,16 +65,6 @@ func (s *Store) List(context.Context) ([]resource.Object, error) {
 
 // Server is what messages call the store.
 func (s *Store) Server() string { return "the in-memory target" }
-
-// AsStored is o: the store keeps what it is given.
-func (s *Store) AsStored(o resource.Object) resource.Object { return o }
-
-// Names is nil: the store owns none of the kinds objects refer to, so
-// their references are not checked.
-func (s *Store) Names(context.Context) (map[resource.Kind]map[string]bool, error) { return nil, nil }
-
-// Check accepts every object: the store holds any kind and field.
-func (s *Store) Check(resource.Object) error { return nil }
 
 // Apply performs the writing changes and returns how many it wrote. Like a
 // real target it refuses to create what exists and to change what is gone.

@@ -26,13 +26,15 @@ type item = bulkwrite.Item[map[string]any]
 
 type report = bulkwrite.Report[map[string]any]
 
-// applier is one Apply in progress: the engine's Writer for Nautobot.
+// applier is one Write in progress: the engine's Writer for Nautobot.
 type applier struct {
 	c *Client
+	r *reading // what the writes name objects by
 	t *httpapi.Tally
 }
 
-// Apply writes the changes in the order given, in bulk requests of
+// Write writes the changes in the order given, naming what they refer
+// to as r knows it,, in bulk requests of
 // BatchSize: within a run of non-delete changes (and within a run of
 // deletes) changes are grouped by kind, parents first (children first
 // for deletes), and a kind's updates and adopts go before its creates.
@@ -40,8 +42,8 @@ type applier struct {
 // error; the others are written. An error with no ApplyResult.Errors
 // means Nautobot could not be written to at all (after retries) and the
 // remaining changes were not attempted.
-func (c *Client) Apply(ctx context.Context, changes []plan.Change) (ApplyResult, error) {
-	a := &applier{c: c, t: &httpapi.Tally{}}
+func (c *Client) Write(ctx context.Context, r *reading, changes []plan.Change) (ApplyResult, error) {
+	a := &applier{c: c, r: r, t: &httpapi.Tally{}}
 	return bulkwrite.Apply(ctx, a, changes, bulkwrite.Options{
 		BatchSize: c.cfg.BatchSize, Concurrency: c.cfg.Concurrency, Server: "nautobot", Tally: a.t, Progress: c.progress, Log: c.log})
 }
@@ -69,7 +71,7 @@ func (a *applier) Item(ch *plan.Change) (item, error) {
 	switch ch.Action {
 	case plan.Create:
 		id := uuid.NewString()
-		b, err := a.c.body(ch.Desired)
+		b, err := a.body(ch.Desired)
 		if err != nil {
 			return item{}, err
 		}
@@ -80,7 +82,7 @@ func (a *applier) Item(ch *plan.Change) (item, error) {
 		if id == "" {
 			return item{}, fmt.Errorf("the current object has no nautobot id")
 		}
-		b, err := a.c.patchBody(ch, id)
+		b, err := a.patchBody(ch, id)
 		return item{Change: ch, ID: id, Body: b}, err
 	default:
 		id := ch.Current.Meta().ID
@@ -116,24 +118,18 @@ func (a *applier) Interim(ch *plan.Change) (item, error) {
 // Learned remembers the ids of ipsync's own kinds that others refer to,
 // and forgets those deleted or renumbered.
 func (a *applier) Learned(ch *plan.Change, id string) {
-	bulkwrite.Remember(ch, id, a.c.own.Learn, a.c.own.Forget)
+	bulkwrite.Remember(ch, id, a.r.k.own.Learn, a.r.k.own.Forget)
 }
 
 // Preflight checks, before the first write, that the marker exists where
 // it will be written (see ownership.Marker.Check), reading the marker tag
 // as it is now. The lookups the writes name are resolved with those the
 // plan's read learned, which the change log keeps up to date between
-// whole reads; a client that read none (a saved plan applied by a new
-// process) reads them first.
+// whole reads.
 func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 	marked, fields := sot.Marked(writes, contentType, a.c.cfg.VNIField, "ipam.prefix")
 	if len(marked) == 0 {
 		return nil
-	}
-	if a.c.lastLookups() == nil {
-		if _, err := a.c.fetchLookups(ctx, a.t); err != nil {
-			return fmt.Errorf("apply: read lookups: %w", err)
-		}
 	}
 	tags, err := sweep[named](ctx, a.c, pathTags, url.Values{"name": {a.c.cfg.Tag}}, a.t)
 	if err != nil {
@@ -143,7 +139,7 @@ func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 	for _, t := range tags {
 		if t.Name == a.c.cfg.Tag {
 			found.Tag, found.TagTypes = true, t.ContentTypes
-			a.c.learnRef(refTag, t)
+			a.r.k.learnRef(refTag, t)
 		}
 	}
 	if found.Tag {

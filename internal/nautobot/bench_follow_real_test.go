@@ -79,7 +79,8 @@ func BenchmarkRealFollowCheck(b *testing.B) {
 	for b.Loop() {
 		srv.ResetCounts()
 		start := time.Now()
-		view, err := tg.Follow(ctx)
+		viewState, err := tg.Follow(ctx)
+		view := objectsOf(viewState)
 		if err != nil {
 			b.Fatal(err)
 		}

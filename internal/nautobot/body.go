@@ -11,13 +11,14 @@ import (
 	"github.com/ipsync/ipsync/internal/sot"
 )
 
-// Request bodies: related objects are written by id when the client
-// knows it (from a List or an earlier create in the same Apply), else by
-// natural key ({"name": ...}), which Nautobot resolves itself.
+// Request bodies: related objects are written by id when the read the
+// writes go through knows it (from the read itself or an earlier create
+// of a write through it), else by natural key ({"name": ...}), which
+// Nautobot resolves itself.
 
-func (c *Client) ownRef(k resource.Kind, name string) any {
+func (a *applier) ownRef(k resource.Kind, name string) any {
 	return sot.Ref(name, func(name string) (any, bool) {
-		if id, ok := c.own.ID(resource.Key{Kind: k, Name: name}); ok {
+		if id, ok := a.r.k.own.ID(resource.Key{Kind: k, Name: name}); ok {
 			return id, true
 		}
 		// A VLAN not known yet is named by its group and VID: its name
@@ -31,20 +32,20 @@ func (c *Client) ownRef(k resource.Kind, name string) any {
 	})
 }
 
-func (c *Client) targetRef(k resource.Kind, name string) any {
-	return sot.Ref(name, func(name string) (string, bool) { return c.refID(k, name) })
+func (a *applier) targetRef(k resource.Kind, name string) any {
+	return sot.Ref(name, func(name string) (string, bool) { return a.r.k.refID(k, name) })
 }
 
 // tags are the object's own tags plus the marker tag.
-func (c *Client) tags(own []string) []any {
-	return sot.Tags(c.cfg.Tag, own, func(t string) any { return c.targetRef(refTag, t) })
+func (a *applier) tags(own []string) []any {
+	return sot.Tags(a.c.cfg.Tag, own, func(t string) any { return a.targetRef(refTag, t) })
 }
 
 // putStatus sets status unless empty: Nautobot then answers that the
 // field is required, which names the problem better than a null.
-func (c *Client) putStatus(b map[string]any, status string) {
+func (a *applier) putStatus(b map[string]any, status string) {
 	if status != "" {
-		b["status"] = c.targetRef(resource.RefStatus, status)
+		b["status"] = a.targetRef(resource.RefStatus, status)
 	}
 }
 
@@ -58,58 +59,58 @@ func Supports(o resource.Object) error {
 }
 
 // body is the full writable representation of o, as for a create.
-func (c *Client) body(o resource.Object) (map[string]any, error) {
-	b := map[string]any{"custom_fields": sot.MarkerFields(o, c.cfg.OwnerField, c.cfg.VNIField)}
+func (a *applier) body(o resource.Object) (map[string]any, error) {
+	b := map[string]any{"custom_fields": sot.MarkerFields(o, a.c.cfg.OwnerField, a.c.cfg.VNIField)}
 	switch x := o.(type) {
 	case *resource.Namespace:
 		b["name"], b["description"] = x.Name, x.Description
-		b["location"] = c.targetRef(resource.RefLocation, x.Location)
-		b["tags"] = c.tags(nil)
+		b["location"] = a.targetRef(resource.RefLocation, x.Location)
+		b["tags"] = a.tags(nil)
 	case *resource.VLANGroup:
 		b["name"], b["description"] = x.Name, x.Description
-		b["location"] = c.targetRef(resource.RefLocation, x.Location)
+		b["location"] = a.targetRef(resource.RefLocation, x.Location)
 		b["range"] = fullRange
 		if len(x.Range) > 0 {
 			b["range"] = x.Range.String()
 		}
-		b["tags"] = c.tags(x.Tags)
+		b["tags"] = a.tags(x.Tags)
 	case *resource.VLAN:
-		b["vlan_group"] = c.ownRef(resource.KindVLANGroup, x.Group)
+		b["vlan_group"] = a.ownRef(resource.KindVLANGroup, x.Group)
 		b["vid"], b["name"], b["description"] = x.VID, x.Name, x.Description
-		c.putStatus(b, x.Status)
-		b["role"] = c.targetRef(resource.RefRole, x.Role)
-		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
-		b["tags"] = c.tags(x.Tags)
+		a.putStatus(b, x.Status)
+		b["role"] = a.targetRef(resource.RefRole, x.Role)
+		b["tenant"] = a.targetRef(resource.RefTenant, x.Tenant)
+		b["tags"] = a.tags(x.Tags)
 	case *resource.Prefix:
 		b["prefix"] = x.Prefix.String()
-		b["namespace"] = c.ownRef(resource.KindNamespace, x.Namespace)
+		b["namespace"] = a.ownRef(resource.KindNamespace, x.Namespace)
 		if x.Type != "" {
 			b["type"] = x.Type
 		}
-		c.putStatus(b, x.Status)
-		b["role"] = c.targetRef(resource.RefRole, x.Role)
-		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
-		b["vlan"] = c.ownRef(resource.KindVLAN, x.VLAN)
+		a.putStatus(b, x.Status)
+		b["role"] = a.targetRef(resource.RefRole, x.Role)
+		b["tenant"] = a.targetRef(resource.RefTenant, x.Tenant)
+		b["vlan"] = a.ownRef(resource.KindVLAN, x.VLAN)
 		b["description"] = x.Description
 		if locs := resource.NormalizeSet(append([]string(nil), x.Locations...)); len(locs) > 0 {
-			b["location"] = c.targetRef(resource.RefLocation, locs[0])
+			b["location"] = a.targetRef(resource.RefLocation, locs[0])
 		}
-		b["tags"] = c.tags(x.Tags)
+		b["tags"] = a.tags(x.Tags)
 	case *resource.IPAddress:
 		b["address"] = x.Address.String()
-		b["namespace"] = c.ownRef(resource.KindNamespace, x.Namespace)
-		c.putStatus(b, x.Status)
-		b["role"] = c.targetRef(resource.RefRole, x.Role)
-		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
+		b["namespace"] = a.ownRef(resource.KindNamespace, x.Namespace)
+		a.putStatus(b, x.Status)
+		b["role"] = a.targetRef(resource.RefRole, x.Role)
+		b["tenant"] = a.targetRef(resource.RefTenant, x.Tenant)
 		b["dns_name"], b["description"] = x.DNSName, x.Description
-		b["tags"] = c.tags(x.Tags)
+		b["tags"] = a.tags(x.Tags)
 	case *resource.ASN:
 		if err := Supports(x); err != nil {
 			return nil, err
 		}
 		b["asn"], b["description"] = x.ASN, x.Description
-		c.putStatus(b, x.Status)
-		b["tags"] = c.tags(x.Tags)
+		a.putStatus(b, x.Status)
+		b["tags"] = a.tags(x.Tags)
 	default:
 		return nil, fmt.Errorf("nautobot holds no %s objects", o.Kind())
 	}
@@ -137,8 +138,8 @@ func wireFields(k resource.Kind, field string) ([]string, error) {
 
 // patchBody is an update's or adopt's body: the changed fields, plus the
 // marker (tags and owner) in every case.
-func (c *Client) patchBody(ch *plan.Change, id string) (map[string]any, error) {
-	full, err := c.body(ch.Desired)
+func (a *applier) patchBody(ch *plan.Change, id string) (map[string]any, error) {
+	full, err := a.body(ch.Desired)
 	if err != nil {
 		return nil, err
 	}

@@ -112,7 +112,8 @@ with web_request_context(user, context_detail="ipsync-test"):
 				group := fmt.Sprintf("behind-%d", time.Now().UnixNano()%1e9)
 				seedVLANs(t, e, group, 2)
 				target := e.c.Target(scope.Scope{Kinds: []resource.Kind{resource.KindVLANGroup, resource.KindVLAN}, VLANGroups: []string{group}})
-				objs, err := target.Follow(ctx)
+				objsState, err := target.Follow(ctx)
+				objs := objectsOf(objsState)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -142,7 +143,8 @@ with web_request_context(user, context_detail="ipsync-test"):
 
 				tt.change(t, e, shell, id, newest.Results[0].Time)
 
-				view, st, err := target.Refresh(ctx)
+				viewState, st, err := target.Refresh(ctx)
+				view := objectsOf(viewState)
 				if tt.untrusted != "" {
 					u, ok := errors.AsType[*changelog.UntrustedError](err)
 					if !ok || !strings.Contains(u.Reason, tt.untrusted) {

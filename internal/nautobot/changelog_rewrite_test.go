@@ -51,7 +51,8 @@ func TestChangeRecordRewrittenInPlace(t *testing.T) {
 				group := fmt.Sprintf("rewrite-%d", time.Now().UnixNano()%1e9)
 				seedVLANs(t, e, group, 2)
 				target := e.c.Target(scope.Scope{Kinds: []resource.Kind{resource.KindVLANGroup, resource.KindVLAN}, VLANGroups: []string{group}})
-				objs, err := target.Follow(ctx)
+				objsState, err := target.Follow(ctx)
+				objs := objectsOf(objsState)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -66,7 +67,8 @@ func TestChangeRecordRewrittenInPlace(t *testing.T) {
 				// and whether the view holds it.
 				description := func(step string) (string, bool) {
 					t.Helper()
-					view, _, err := target.Refresh(ctx)
+					viewState, _, err := target.Refresh(ctx)
+					view := objectsOf(viewState)
 					if err != nil {
 						t.Fatalf("%s: Refresh: %v", step, err)
 					}
@@ -164,7 +166,8 @@ print("DONE", flush=True)
 				if err != nil {
 					t.Fatal(err)
 				}
-				view, _, err := target.Refresh(ctx)
+				viewState, _, err := target.Refresh(ctx)
+				view := objectsOf(viewState)
 				if err != nil {
 					t.Fatal(err)
 				}

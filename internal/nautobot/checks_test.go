@@ -75,7 +75,7 @@ func planProblems(t *testing.T, target *Target, cases []checkCase) {
 		t.Errorf("%d problems, want %d:\n  %s", len(got), len(want), strings.Join(got, "\n  "))
 	}
 	if len(want) > 0 {
-		if _, err := r.Apply(ctx, target); !errors.Is(err, reconcile.ErrRefused) {
+		if _, err := r.Apply(ctx); !errors.Is(err, reconcile.ErrRefused) {
 			t.Errorf("Apply = %v, want the plan refused before any write", err)
 		}
 	}
@@ -230,7 +230,7 @@ func TestRealRepeatedLocationNames(t *testing.T) {
 		if err != nil || len(r.Problems) > 0 {
 			t.Fatalf("plan with location paths: %v %v", err, r.Problems)
 		}
-		if _, err := r.Apply(ctx, target); err != nil {
+		if _, err := r.Apply(ctx); err != nil {
 			t.Fatal(err)
 		}
 		stored := e.stored("/api/ipam/prefixes/", url.Values{"namespace": {ns}})

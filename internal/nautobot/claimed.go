@@ -122,7 +122,7 @@ func (a *applier) Claimed(ctx context.Context, k resource.Kind, items []item) (m
 			for _, i := range part {
 				want := items[i].Change.Desired.Meta().Owner
 				for _, h := range got {
-					if h.holds(k, items[i].Body) && a.c.ownerOf(h.base) == want {
+					if h.holds(k, items[i].Body) && a.ownerOf(h.base) == want {
 						out[i] = h.ID
 					}
 				}

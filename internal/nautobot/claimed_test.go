@@ -36,7 +36,7 @@ func rerunFindsItsEarlierRunsWrites(t *testing.T, srv *servertest.Server) {
 			&resource.IPAddress{M: meta(), Namespace: "site", Address: pfx("10.0.1.6/24"), Status: "Active", Description: description},
 		}
 	}
-	current, err := rerun.Target(sc).List(ctx)
+	current, err := rerun.List(ctx, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func rerunFindsItsEarlierRunsWrites(t *testing.T, srv *servertest.Server) {
 			t.Errorf("%d %s objects, want %d", n, c.kind, c.want)
 		}
 	}
-	after, err := newEnvOn(t, srv, nil, true).c.Target(sc).List(ctx)
+	after, err := newEnvOn(t, srv, nil, true).c.List(ctx, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/ownership"
-	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/sot"
 )
 
@@ -26,14 +25,6 @@ type Client struct {
 	server *server
 
 	progress sot.Progress
-
-	own sot.Learnt[string]
-
-	mu sync.Mutex
-	// refIDs are the ids of target-owned objects by kind and name, for
-	// writing references.
-	refIDs map[resource.Kind]map[string]string
-	seen   *lookups // the lookups read last, for Check
 }
 
 // New checks cfg, fills its defaults, and returns a client built with

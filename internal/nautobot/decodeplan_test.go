@@ -260,15 +260,16 @@ func (s *sitePages) read(decode func([]byte, any) error) ([]resource.Object, err
 // decodedTarget answers a plan with objects read beforehand.
 type decodedTarget struct{ current []resource.Object }
 
-func (decodedTarget) AsStored(o resource.Object) resource.Object        { return o }
-func (decodedTarget) Server() string                                    { return "the decoded pages" }
-func (t decodedTarget) List(context.Context) ([]resource.Object, error) { return t.current, nil }
+func (decodedTarget) Server() string                                  { return "the decoded pages" }
+func (t decodedTarget) Read(context.Context) (reconcile.State, error) { return t, nil }
+func (t decodedTarget) Objects() []resource.Object                    { return t.current }
+func (decodedTarget) AsStored(o resource.Object) resource.Object      { return o }
 func (decodedTarget) Apply(context.Context, []plan.Change) (int, error) {
 	return 0, fmt.Errorf("no writes")
 }
 func (decodedTarget) Check(o resource.Object) error { return Supports(o) }
-func (decodedTarget) Names(context.Context) (map[resource.Kind]map[string]bool, error) {
-	return map[resource.Kind]map[string]bool{resource.RefStatus: {"Active": true}, resource.RefTenant: {"tenant-x": true}, resource.RefTag: {"tenant": true}}, nil
+func (decodedTarget) Names() map[resource.Kind]map[string]bool {
+	return map[resource.Kind]map[string]bool{resource.RefStatus: {"Active": true}, resource.RefTenant: {"tenant-x": true}, resource.RefTag: {"tenant": true}}
 }
 
 // TestDecodedPagesPlanAsGenerated: the site read back from its pages

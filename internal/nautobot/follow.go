@@ -59,7 +59,7 @@ func (r *reading) Settle(ctx context.Context, ch changelog.Changes) error {
 		for _, n := range fresh {
 			// Renamed since the log was read: left for the view to refuse.
 			if n.Name == l.refs[kind][n.ID].Name {
-				r.c.relearn(l, kind, n)
+				l.relearn(kind, n)
 				ch.Drop(typ, n.ID)
 			}
 		}

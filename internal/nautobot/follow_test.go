@@ -120,7 +120,8 @@ func TestRealFollowChangeLog(t *testing.T) {
 		for _, s := range steps {
 			s.edit()
 			srv.ResetCounts()
-			view, st, err := tg.Refresh(ctx)
+			viewState, st, err := tg.Refresh(ctx)
+			view := objectsOf(viewState)
 			if err != nil {
 				t.Fatalf("%s: Refresh: %v", s.name, err)
 			}

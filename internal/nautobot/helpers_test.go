@@ -108,3 +108,11 @@ func (e *env) sendWith(edit func(*httpapi.Config)) {
 	edit(&e.c.httpCfg)
 	e.c.api = httpapi.New(e.c.httpCfg)
 }
+
+// objectsOf are the objects of a target's read, none if it failed.
+func objectsOf(st interface{ Objects() []resource.Object }) []resource.Object {
+	if st == nil {
+		return nil
+	}
+	return st.Objects()
+}

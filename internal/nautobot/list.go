@@ -19,12 +19,12 @@ import (
 // List reads every object in sc. It fails rather than return part of
 // what Nautobot holds.
 func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, error) {
-	objs, _, err := sot.List[string](ctx, c, sc)
+	objs, _, err := sot.List[string, *reading](ctx, c, sc)
 	return objs, err
 }
 
 // Begin starts a read of sc with the lookups read now.
-func (c *Client) Begin(ctx context.Context, sc scope.Scope, kinds []resource.Kind) (sot.Reader[string], error) {
+func (c *Client) Begin(ctx context.Context, sc scope.Scope, kinds []resource.Kind) (*reading, error) {
 	l, err := c.fetchLookups(ctx, &httpapi.Tally{})
 	if err != nil {
 		return nil, err
@@ -46,14 +46,16 @@ func (c *Client) reading(sc scope.Scope, kinds []resource.Kind, l *lookups, n *s
 			m.managedTag = id
 		}
 	}
-	return &reading{c: c, Of: sot.NewOf(sc, kinds), m: m}
+	return &reading{c: c, Of: sot.NewOf(sc, kinds), m: m, k: newKnown(l)}
 }
 
-// reading is one List in progress.
+// reading is one read: in progress, then what a plan made on it is
+// checked and written with.
 type reading struct {
 	sot.Of
 	c *Client
 	m *mapper
+	k *known // shared by the rereads of the read
 
 	nss      []wireNamespace
 	groups   []wireVLANGroup
@@ -82,7 +84,7 @@ func (r *reading) Again(want []resource.Kind, fork bool) sot.Reader[string] {
 		cp.vlans, cp.prefixNS = maps.Clone(cp.vlans), maps.Clone(cp.prefixNS)
 		m = &cp
 	}
-	return &reading{c: r.c, Of: sot.NewOf(r.Scope, want), m: m}
+	return &reading{c: r.c, Of: sot.NewOf(r.Scope, want), m: m, k: r.k}
 }
 
 // VLANKeys reads the keys of the VLANs with the given ids.
@@ -96,8 +98,8 @@ func (r *reading) VLANKeys(ctx context.Context, ids []string) (map[string]string
 
 // LearnNamed takes the names of the namespaces and VLAN groups swept.
 func (r *reading) LearnNamed() {
-	r.m.namespaces = sot.LearnNames[string](r.nss, resource.KindNamespace, r.c.own.Learn)
-	r.m.groups = sot.LearnNames[string](r.groups, resource.KindVLANGroup, r.c.own.Learn)
+	r.m.namespaces = sot.LearnNames[string](r.nss, resource.KindNamespace, r.k.own.Learn)
+	r.m.groups = sot.LearnNames[string](r.groups, resource.KindVLANGroup, r.k.own.Learn)
 }
 
 // SweepNamed reads the namespaces and VLAN groups among kinds that sel
@@ -208,7 +210,7 @@ func (r *reading) SweptVLANs() (map[string]string, []string) {
 	return sot.VLANKeys[string](r.vlans, r.m.groups), named
 }
 
-func (r *reading) Learn(k resource.Key, id string) { r.c.own.Learn(k, id) }
+func (r *reading) Learn(k resource.Key, id string) { r.k.own.Learn(k, id) }
 
 func (r *reading) Objects() ([]resource.Object, error) {
 	return sot.Objects(r.Scope, r.Kinds, len(r.nss)+len(r.groups)+len(r.vlans)+len(r.prefixes)+len(r.ips)+len(r.asns),

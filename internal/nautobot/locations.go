@@ -56,7 +56,7 @@ func (a *applier) syncLocations(ctx context.Context, rep *report, method string,
 		have := map[string][]string{} // prefix id -> location names
 		for _, as := range current {
 			it := changed[refID(as.Prefix)]
-			name := a.c.locationName(refID(as.Location))
+			name := a.r.k.locationName(refID(as.Location))
 			want := it.Change.Desired.(*resource.Prefix).Locations
 			if slices.Contains(want, name) {
 				have[it.ID] = append(have[it.ID], name)
@@ -89,7 +89,7 @@ func (a *applier) syncLocations(ctx context.Context, rep *report, method string,
 func (a *applier) assignment(prefix item, location string) item {
 	id := uuid.NewString()
 	return item{Change: prefix.Change, ID: id, Aux: true, Body: map[string]any{
-		"id": id, "prefix": prefix.ID, "location": a.c.targetRef(resource.RefLocation, location)}}
+		"id": id, "prefix": prefix.ID, "location": a.targetRef(resource.RefLocation, location)}}
 }
 
 // assignments reads the location assignments of the prefixes, given as
@@ -120,15 +120,4 @@ func (a *applier) assignments(ctx context.Context, prefixes map[string]string, b
 		}
 	}
 	return out, nil
-}
-
-func (c *Client) locationName(id string) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for name, lid := range c.refIDs[resource.RefLocation] {
-		if lid == id {
-			return name
-		}
-	}
-	return ""
 }

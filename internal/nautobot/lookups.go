@@ -5,10 +5,12 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // refKind is a kind Nautobot owns that ipsync objects refer to, and
@@ -69,9 +71,7 @@ func (c *Client) fetchLookups(ctx context.Context, t *httpapi.Tally) (*lookups, 
 	for i, k := range kinds {
 		raw[k.kind] = results[i]
 	}
-	l := newLookups(raw)
-	c.learnRefs(l)
-	return l, nil
+	return newLookups(raw), nil
 }
 
 // newLookups indexes what fetchLookups read, naming locations by
@@ -162,67 +162,68 @@ func locationNames(locs map[string]named) (names map[string]string, shared map[s
 	return names, shared
 }
 
-// learnRefs remembers the names' ids for writing references, and the
-// lookups for checking desired objects against them.
-func (c *Client) learnRefs(l *lookups) {
-	byName := map[resource.Kind]map[string]string{}
-	for k, m := range l.byName {
-		byName[k] = make(map[string]string, len(m))
-		for name, n := range m {
-			byName[k][name] = n.ID
-		}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.refIDs = byName
-	c.seen = l
+// known is what a read learnt that writes name objects by: the ids of
+// the lookups by name, and of ipsync's own objects that others refer to.
+// The rereads of a read share it, and the writes through it add to it.
+type known struct {
+	own sot.Learnt[string]
+
+	mu     sync.Mutex
+	refIDs map[resource.Kind]map[string]string
 }
 
-// relearn puts n, read again with the name it had, in place of what l and
-// the lookups the client checks with knew of it.
-func (c *Client) relearn(l *lookups, k resource.Kind, n named) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, into := range []*lookups{l, c.seen} {
-		if into == nil {
-			continue
+// newKnown knows l's names.
+func newKnown(l *lookups) *known {
+	k := &known{refIDs: map[resource.Kind]map[string]string{}}
+	for kind, m := range l.byName {
+		k.refIDs[kind] = make(map[string]string, len(m))
+		for name, n := range m {
+			k.refIDs[kind][name] = n.ID
 		}
-		if old, ok := into.refs[k][n.ID]; ok && old.Name == n.Name {
-			into.refs[k][n.ID] = n
-			into.byName[k][n.Name] = n
-			if i := slices.IndexFunc(into.raw[k], func(r named) bool { return r.ID == n.ID }); i >= 0 {
-				into.raw[k] = slices.Clone(into.raw[k])
-				into.raw[k][i] = n
-			}
+	}
+	return k
+}
+
+// relearn puts n, read again with the name it had, in place of what l
+// knew of it.
+func (l *lookups) relearn(k resource.Kind, n named) {
+	if old, ok := l.refs[k][n.ID]; ok && old.Name == n.Name {
+		l.refs[k][n.ID] = n
+		l.byName[k][n.Name] = n
+		if i := slices.IndexFunc(l.raw[k], func(r named) bool { return r.ID == n.ID }); i >= 0 {
+			l.raw[k] = slices.Clone(l.raw[k])
+			l.raw[k][i] = n
 		}
 	}
 }
 
 // learnRef puts n, a lookup read again, in the names writes resolve by:
 // one made again since the lookups were read has a new id.
-func (c *Client) learnRef(k resource.Kind, n named) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.refIDs == nil {
-		c.refIDs = map[resource.Kind]map[string]string{}
+func (k *known) learnRef(kind resource.Kind, n named) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.refIDs[kind] == nil {
+		k.refIDs[kind] = map[string]string{}
 	}
-	if c.refIDs[k] == nil {
-		c.refIDs[k] = map[string]string{}
-	}
-	c.refIDs[k][n.Name] = n.ID
+	k.refIDs[kind][n.Name] = n.ID
 }
 
 // refID is the id of a target-owned object by name, if known.
-func (c *Client) refID(k resource.Kind, name string) (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	id, ok := c.refIDs[k][name]
+func (k *known) refID(kind resource.Kind, name string) (string, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	id, ok := k.refIDs[kind][name]
 	return id, ok
 }
 
-// lastLookups are the lookups read last, or nil.
-func (c *Client) lastLookups() *lookups {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.seen
+// locationName is the name of the location with id, or "".
+func (k *known) locationName(id string) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for name, lid := range k.refIDs[resource.RefLocation] {
+		if lid == id {
+			return name
+		}
+	}
+	return ""
 }

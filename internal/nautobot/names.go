@@ -19,7 +19,7 @@ import (
 // ambiguous. Whether a status, role or tag may be used on an object's
 // kind is Check's too.
 func (c *Client) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
-	return sot.Names[string](ctx, c)
+	return sot.Names[string, *reading](ctx, c)
 }
 
 // names are the names of l's kinds, as Names returns them.
@@ -58,13 +58,12 @@ func locationTypeChecked(k resource.Kind) bool {
 }
 
 // check reports the references of o that Nautobot will refuse, from the
-// lookups read last (by List or Names): a status, role or tag that may
-// not be used on o's content type, a location whose type may not hold o, and a
-// location name several locations share. Names Nautobot does not have
-// at all are left to the reference check. With no lookups read yet, it
-// reports nothing.
-func (c *Client) check(o resource.Object) error {
-	l := c.lastLookups()
+// lookups of the read: a status, role or tag that may not be used on
+// o's content type, a location whose type may not hold o, and a location
+// name several locations share. Names Nautobot does not have at all are
+// left to the reference check.
+func (c *Client) check(read *reading, o resource.Object) error {
+	l := read.m.l
 	ep, ok := endpointOf(o.Kind())
 	if l == nil || !ok {
 		return nil

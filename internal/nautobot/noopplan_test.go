@@ -73,29 +73,26 @@ func noopPlanReadsEachPageOnce(t *testing.T, srv *servertest.Server) {
 	}
 }
 
-// TestTargetNamesServeOnePlan: the lookups a List read answer the one
-// Names after it; a Names without a List of its own reads them again, so
-// that a tenant created since is known.
+// TestTargetNamesServeOnePlan: a read's names are the lookups it read
+// its objects with; the next read reads them again, so that a tenant
+// created since is known.
 func TestTargetNamesServeOnePlan(t *testing.T) {
 	e := newEnv(t, nil, false)
 	ctx := context.Background()
 	target := e.c.Target(scope.Scope{})
-	if _, err := target.List(ctx); err != nil {
-		t.Fatalf("List: %v", err)
+	first, err := target.Read(ctx)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
 	}
 	e.srv.Seed(t, emulator.SeedData{Tenants: []string{"late"}})
-	first, err := target.Names(ctx)
+	if first.Names()[resource.RefTenant]["late"] {
+		t.Errorf("a read knows tenant %q created after it", "late")
+	}
+	again, err := target.Read(ctx)
 	if err != nil {
-		t.Fatalf("Names: %v", err)
+		t.Fatalf("Read: %v", err)
 	}
-	if first[resource.RefTenant]["late"] {
-		t.Errorf("Names after List knows tenant %q created after the List: it read the names again", "late")
-	}
-	again, err := target.Names(ctx)
-	if err != nil {
-		t.Fatalf("Names: %v", err)
-	}
-	if !again[resource.RefTenant]["late"] {
-		t.Errorf("second Names does not know tenant %q: it reused the lookups of an earlier List", "late")
+	if !again.Names()[resource.RefTenant]["late"] {
+		t.Errorf("the next read does not know tenant %q: it reused the lookups of an earlier read", "late")
 	}
 }

@@ -22,15 +22,15 @@ func (a *applier) Owners(ctx context.Context, k resource.Kind, ids []string) (ma
 	}
 	out := make(map[string]resource.Owner, len(got))
 	for _, b := range got {
-		out[b.ID] = a.c.ownerOf(b)
+		out[b.ID] = a.ownerOf(b)
 	}
 	return out, nil
 }
 
 // ownerOf is the owner b's marker names, by the marker tag's id as the
-// client knows it now.
-func (c *Client) ownerOf(b base) resource.Owner {
-	tag, _ := c.refID(refTag, c.cfg.Tag)
+// write's read knows it now.
+func (a *applier) ownerOf(b base) resource.Owner {
+	tag, _ := a.r.k.refID(refTag, a.c.cfg.Tag)
 	tagged := tag != "" && slices.ContainsFunc(b.Tags, func(r ref) bool { return r.ID == tag })
-	return c.ownerMarker().Owner(tagged, b.CustomFields)
+	return a.c.ownerMarker().Owner(tagged, b.CustomFields)
 }

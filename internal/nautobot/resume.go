@@ -6,7 +6,6 @@ import (
 
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
-	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // savedNames are the names a follower's view was read with, as a resumed
@@ -29,18 +28,17 @@ func (r *reading) Save() ([]byte, error) {
 // Restore makes the reading Names saved the target's last whole read
 // again, as ReadWhole would have, and learns the ids of the objects of
 // objs (the view) that writes name.
-func (c *Client) Restore(sc scope.Scope, kinds []resource.Kind, b []byte, objs []resource.Object) (sot.Reader[string], error) {
+func (c *Client) Restore(sc scope.Scope, kinds []resource.Kind, b []byte, objs []resource.Object) (*reading, error) {
 	var s savedNames
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("saved names: %w", err)
 	}
-	l := newLookups(s.Lookups)
-	c.learnRefs(l)
+	r := c.reading(sc, kinds, newLookups(s.Lookups), &s)
 	for _, o := range objs {
 		switch o.Key().Kind {
 		case resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN: // what a read learns
-			c.own.Learn(o.Key(), o.Meta().ID)
+			r.k.own.Learn(o.Key(), o.Meta().ID)
 		}
 	}
-	return c.reading(sc, kinds, l, &s), nil
+	return r, nil
 }

@@ -70,7 +70,7 @@ func applyLosingAnswers(t *testing.T, srv *servertest.Server, rt http.RoundTripp
 	// Connected and planned with the usual timeout (Nautobot's status
 	// answers in about a second); the writes go out with a short one, on
 	// the wall clock, as a client that gives up on a stalled server.
-	current, err := e.c.Target(sc).List(ctx)
+	current, err := e.c.List(ctx, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func applyLosingAnswers(t *testing.T, srv *servertest.Server, rt http.RoundTripp
 			t.Errorf("%d %s objects, want %d", n, kind, want)
 		}
 	}
-	after, err := newEnvOn(t, srv, nil, true).c.Target(sc).List(ctx)
+	after, err := newEnvOn(t, srv, nil, true).c.List(ctx, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

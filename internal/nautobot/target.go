@@ -2,9 +2,11 @@ package nautobot
 
 import (
 	"cmp"
+	"context"
 
 	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/httpapi"
+	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 	"github.com/ipsync/ipsync/internal/sot"
@@ -12,16 +14,16 @@ import (
 
 // Target is a client reading one owner's scope, in the shape the reconcile
 // flow drives targets with (sot.Target).
-type Target = sot.Target[string]
+type Target = sot.Target[string, *reading]
 
 // Target returns the client as a target reading sc.
 func (c *Client) Target(sc scope.Scope) *Target {
 	kinds := sot.KindsOr(sc)
-	return sot.NewTarget[string](c, sc, sot.FollowedLog{Log: c.changes(),
+	return sot.NewTarget[string, *reading](c, sc, sot.FollowedLog{Log: c.changes(),
 		Types: logTypes(kinds), Kinds: contentTypes(), Clock: clock.Real()})
 }
 
-var _ sot.Dialect[string] = (*Client)(nil)
+var _ sot.Dialect[string, *reading] = (*Client)(nil)
 
 // Server is "Nautobot", for messages.
 func (*Client) Server() string { return "Nautobot" }
@@ -45,7 +47,15 @@ func (c *Client) AsStored(o resource.Object) resource.Object {
 	return o
 }
 
-// Check reports a desired object this Nautobot cannot hold: a kind or
-// field it has no place for (Supports), or references it will refuse
-// (check; it needs the lookups of a List or Names before it).
-func (c *Client) Check(o resource.Object) error { return cmp.Or(Supports(o), c.check(o)) }
+// Check reports a desired object this Nautobot cannot hold, as the read
+// r found it: a kind or field it has no place for (Supports), or
+// references it will refuse (check).
+func (c *Client) Check(r *reading, o resource.Object) error {
+	return cmp.Or(Supports(o), c.check(r, o))
+}
+
+// Apply writes changes made without a plan (by hand, a test's), through
+// a read of what they may name (sot.Prepare).
+func (c *Client) Apply(ctx context.Context, changes []plan.Change) (ApplyResult, error) {
+	return sot.Apply(ctx, sot.Dialect[string, *reading](c), c.Write, changes)
+}

@@ -10,15 +10,17 @@ import (
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // item is one object of a write; its body is the request object.
 type item = bulkwrite.Item[map[string]any]
 
-// applier is one Apply in progress: the NetBox wire of the shared write
+// applier is one Write in progress: the NetBox wire of the shared write
 // engine.
 type applier struct {
 	c *Client
+	r *reading // what the writes name objects by
 	t *httpapi.Tally
 	// saved sends updates and deletes one object per request with
 	// If-Match (see ApplySaved).
@@ -32,27 +34,39 @@ type applier struct {
 	unanswered atomic.Bool
 }
 
-// Apply writes the changes in dependency order, in bulk requests of
+// Write writes the changes in dependency order, naming what they refer
+// to as r knows it,, in bulk requests of
 // BatchSize (see bulkwrite.Apply). Changes NetBox refuses are reported in
 // ApplyResult.Errors and in the error, with what refers to them; the
 // others are written. An error with no ApplyResult.Errors means NetBox
 // could not be written to at all (after retries) and the remaining
 // changes were not attempted.
-func (c *Client) Apply(ctx context.Context, changes []plan.Change) (ApplyResult, error) {
-	return c.apply(ctx, changes, false)
+func (c *Client) Write(ctx context.Context, r *reading, changes []plan.Change) (ApplyResult, error) {
+	return c.apply(ctx, r, changes, false)
 }
 
-// ApplySaved is Apply for a saved plan: each update and delete is sent
+// WriteSaved is Write for a saved plan: each update and delete is sent
 // alone (Config.Concurrency at once) with If-Match: W/"<Meta.Version>",
 // the version the plan saw, so an object changed in NetBox since the plan
 // answers 412 and is refused alone, with what refers to it; everything
 // else of the plan is written.
-func (c *Client) ApplySaved(ctx context.Context, changes []plan.Change) (ApplyResult, error) {
-	return c.apply(ctx, changes, true)
+func (c *Client) WriteSaved(ctx context.Context, r *reading, changes []plan.Change) (ApplyResult, error) {
+	return c.apply(ctx, r, changes, true)
 }
 
-func (c *Client) apply(ctx context.Context, changes []plan.Change, saved bool) (ApplyResult, error) {
-	a := &applier{c: c, t: &httpapi.Tally{}, saved: saved, versions: &versions{m: map[resource.Key]string{}},
+// Apply writes changes made without a plan (by hand, a test's), through
+// a read of what they may name (sot.Prepare).
+func (c *Client) Apply(ctx context.Context, changes []plan.Change) (ApplyResult, error) {
+	return sot.Apply(ctx, sot.Dialect[int, *reading](c), c.Write, changes)
+}
+
+// ApplySaved is Apply with WriteSaved.
+func (c *Client) ApplySaved(ctx context.Context, changes []plan.Change) (ApplyResult, error) {
+	return sot.Apply(ctx, sot.Dialect[int, *reading](c), c.WriteSaved, changes)
+}
+
+func (c *Client) apply(ctx context.Context, r *reading, changes []plan.Change, saved bool) (ApplyResult, error) {
+	a := &applier{c: c, r: r, t: &httpapi.Tally{}, saved: saved, versions: &versions{m: map[resource.Key]string{}},
 		intents: &intents{held: map[intentKey]*intent{}}}
 	res, err := bulkwrite.Apply(ctx, a, changes, bulkwrite.Options{BatchSize: c.cfg.BatchSize, Concurrency: c.cfg.Concurrency, Server: "netbox",
 		Precondition: saved, Tally: a.t, Progress: c.progress, Log: c.log})
@@ -65,7 +79,7 @@ func (c *Client) apply(ctx context.Context, changes []plan.Change, saved bool) (
 // Item builds the request object of one change.
 func (a *applier) Item(ch *plan.Change) (item, error) {
 	if ch.Action == plan.Create {
-		b, err := a.c.body(ch.Desired)
+		b, err := a.body(ch.Desired)
 		return item{Change: ch, Body: b}, err
 	}
 	id, err := currentID(ch)
@@ -75,7 +89,7 @@ func (a *applier) Item(ch *plan.Change) (item, error) {
 	if ch.Action == plan.Delete {
 		return item{Change: ch, ID: strconv.Itoa(id), Body: map[string]any{"id": id}}, nil
 	}
-	b, err := a.c.patchBody(ch, id)
+	b, err := a.patchBody(ch, id)
 	return item{Change: ch, ID: strconv.Itoa(id), Body: b}, err
 }
 
@@ -97,7 +111,7 @@ func (a *applier) Interim(ch *plan.Change) (item, error) {
 // Learned remembers the ids of ipsync's own kinds that others refer to,
 // and forgets those deleted or renumbered.
 func (a *applier) Learned(ch *plan.Change, id string) {
-	bulkwrite.Remember(ch, id, a.c.learnID, a.c.own.Forget)
+	bulkwrite.Remember(ch, id, a.r.k.learnID, a.r.k.own.Forget)
 }
 
 func currentID(ch *plan.Change) (int, error) {

@@ -11,12 +11,12 @@ import (
 )
 
 // Request bodies: related objects are written by id, from the lookups
-// and from the ids of ipsync's own objects learnt by List and by earlier
-// writes of the same Apply; a name not known yet is written as
+// and from the ids of ipsync's own objects learnt by the read the writes
+// go through and by its earlier writes; a name not known yet is written as
 // {"name": ...}, which NetBox resolves itself or refuses with a message.
 
-func (c *Client) targetRef(k resource.Kind, name string) any {
-	l := c.lastLookups()
+func (a *applier) targetRef(k resource.Kind, name string) any {
+	l := a.r.k.lookups()
 	return sot.Ref(name, func(name string) (int, bool) {
 		if l == nil {
 			return 0, false
@@ -26,30 +26,30 @@ func (c *Client) targetRef(k resource.Kind, name string) any {
 	})
 }
 
-func (c *Client) ownRef(k resource.Kind, name string) any {
+func (a *applier) ownRef(k resource.Kind, name string) any {
 	if k == resource.KindNamespace && name == GlobalNamespace {
 		return nil
 	}
-	return sot.Ref(name, func(name string) (int, bool) { return c.own.ID(resource.Key{Kind: k, Name: name}) })
+	return sot.Ref(name, func(name string) (int, bool) { return a.r.k.own.ID(resource.Key{Kind: k, Name: name}) })
 }
 
 // tags are the object's own tags plus the marker tag, by name.
-func (c *Client) tags(own []string) []any {
-	return sot.Tags(c.cfg.Tag, own, func(t string) any { return map[string]any{"name": t} })
+func (a *applier) tags(own []string) []any {
+	return sot.Tags(a.c.cfg.Tag, own, func(t string) any { return map[string]any{"name": t} })
 }
 
 // scope sets a VLAN group's or prefix's scope to the location named.
-func (c *Client) scope(b map[string]any, location string) {
+func (a *applier) scope(b map[string]any, location string) {
 	if location == "" {
 		b["scope_type"], b["scope_id"] = nil, nil
 		return
 	}
-	b["scope_type"] = "dcim." + c.cfg.LocationScope
-	b["scope_id"] = c.targetRef(resource.RefLocation, location)
+	b["scope_type"] = "dcim." + a.c.cfg.LocationScope
+	b["scope_id"] = a.targetRef(resource.RefLocation, location)
 }
 
 // choiceValue is the value of the choice labelled name for field.
-func (c *Client) choiceValue(cs []choice, name string) any {
+func (a *applier) choiceValue(cs []choice, name string) any {
 	if name == "" {
 		return nil
 	}
@@ -72,22 +72,22 @@ func Slug(name string) string {
 }
 
 // body is the full writable representation of o, as for a create.
-func (c *Client) body(o resource.Object) (map[string]any, error) {
+func (a *applier) body(o resource.Object) (map[string]any, error) {
 	if err := Supports(o); err != nil {
 		return nil, err
 	}
-	l := c.lastLookups()
+	l := a.r.k.lookups()
 	if l == nil {
 		l = &lookups{statuses: map[string][]choice{}}
 	}
-	b := map[string]any{"custom_fields": sot.MarkerFields(o, c.cfg.OwnerField, c.cfg.VNIField)}
+	b := map[string]any{"custom_fields": sot.MarkerFields(o, a.c.cfg.OwnerField, a.c.cfg.VNIField)}
 	switch x := o.(type) {
 	case *resource.Namespace:
 		b["name"], b["description"] = x.Name, x.Description
-		b["tags"] = c.tags(nil)
+		b["tags"] = a.tags(nil)
 	case *resource.VLANGroup:
 		b["name"], b["slug"], b["description"] = x.Name, Slug(x.Name), x.Description
-		c.scope(b, x.Location)
+		a.scope(b, x.Location)
 		ranges := [][2]int{{resource.MinVID, resource.MaxVID}}
 		if len(x.Range) > 0 {
 			ranges = ranges[:0]
@@ -96,51 +96,51 @@ func (c *Client) body(o resource.Object) (map[string]any, error) {
 			}
 		}
 		b["vid_ranges"] = ranges
-		b["tags"] = c.tags(x.Tags)
+		b["tags"] = a.tags(x.Tags)
 	case *resource.VLAN:
-		b["group"] = c.ownRef(resource.KindVLANGroup, x.Group)
+		b["group"] = a.ownRef(resource.KindVLANGroup, x.Group)
 		b["vid"], b["name"], b["description"] = x.VID, x.Name, x.Description
 		if x.Status != "" {
-			b["status"] = c.choiceValue(l.statuses["ipam.vlan"], x.Status)
+			b["status"] = a.choiceValue(l.statuses["ipam.vlan"], x.Status)
 		}
-		b["role"] = c.targetRef(resource.RefRole, x.Role)
-		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
-		b["tags"] = c.tags(x.Tags)
+		b["role"] = a.targetRef(resource.RefRole, x.Role)
+		b["tenant"] = a.targetRef(resource.RefTenant, x.Tenant)
+		b["tags"] = a.tags(x.Tags)
 	case *resource.Prefix:
 		b["prefix"] = x.Prefix.String()
-		b["vrf"] = c.ownRef(resource.KindNamespace, x.Namespace)
-		c.scope(b, first(x.Locations))
-		b["vlan"] = c.ownRef(resource.KindVLAN, x.VLAN)
+		b["vrf"] = a.ownRef(resource.KindNamespace, x.Namespace)
+		a.scope(b, first(x.Locations))
+		b["vlan"] = a.ownRef(resource.KindVLAN, x.VLAN)
 		switch {
 		case x.Type == resource.PrefixContainer:
 			b["status"] = statusContainer
 		case x.Status != "":
-			b["status"] = c.choiceValue(l.statuses["ipam.prefix"], x.Status)
+			b["status"] = a.choiceValue(l.statuses["ipam.prefix"], x.Status)
 		}
 		b["is_pool"] = x.Type == resource.PrefixPool
-		b["role"] = c.targetRef(resource.RefRole, x.Role)
-		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
+		b["role"] = a.targetRef(resource.RefRole, x.Role)
+		b["tenant"] = a.targetRef(resource.RefTenant, x.Tenant)
 		b["description"] = x.Description
-		b["tags"] = c.tags(x.Tags)
+		b["tags"] = a.tags(x.Tags)
 	case *resource.IPAddress:
 		b["address"] = x.Address.String()
-		b["vrf"] = c.ownRef(resource.KindNamespace, x.Namespace)
+		b["vrf"] = a.ownRef(resource.KindNamespace, x.Namespace)
 		if x.Status != "" {
-			b["status"] = c.choiceValue(l.statuses["ipam.ipaddress"], x.Status)
+			b["status"] = a.choiceValue(l.statuses["ipam.ipaddress"], x.Status)
 		}
-		b["role"] = c.choiceValue(l.ipRoles, x.Role)
-		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
+		b["role"] = a.choiceValue(l.ipRoles, x.Role)
+		b["tenant"] = a.targetRef(resource.RefTenant, x.Tenant)
 		b["dns_name"], b["description"] = x.DNSName, x.Description
-		b["tags"] = c.tags(x.Tags)
+		b["tags"] = a.tags(x.Tags)
 	case *resource.ASN:
 		b["asn"], b["description"] = x.ASN, x.Description
 		rir := x.RIR
 		if rir == "" {
-			rir = c.cfg.RIR
+			rir = a.c.cfg.RIR
 		}
-		b["rir"] = c.targetRef(refRIR, rir)
-		b["tenant"] = c.targetRef(resource.RefTenant, x.Tenant)
-		b["tags"] = c.tags(x.Tags)
+		b["rir"] = a.targetRef(refRIR, rir)
+		b["tenant"] = a.targetRef(resource.RefTenant, x.Tenant)
+		b["tags"] = a.tags(x.Tags)
 	}
 	return b, nil
 }
@@ -175,8 +175,8 @@ func wireFields(k resource.Kind, field string) []string {
 
 // patchBody is an update's or adopt's body: the changed fields, plus the
 // marker (tags and owner) in every case.
-func (c *Client) patchBody(ch *plan.Change, id int) (map[string]any, error) {
-	full, err := c.body(ch.Desired)
+func (a *applier) patchBody(ch *plan.Change, id int) (map[string]any, error) {
+	full, err := a.body(ch.Desired)
 	if err != nil {
 		return nil, err
 	}

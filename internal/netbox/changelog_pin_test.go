@@ -49,7 +49,8 @@ func TestChangeRecordsAreFinal(t *testing.T) {
 		return out
 	}
 	description := func(step string) string {
-		view, _, err := tg.Refresh(ctx)
+		viewState, _, err := tg.Refresh(ctx)
+		view := objectsOf(viewState)
 		if err != nil {
 			t.Fatalf("%s: Refresh: %v", step, err)
 		}

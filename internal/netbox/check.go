@@ -82,13 +82,12 @@ func Supports(o resource.Object) error {
 }
 
 // check reports the references of o that NetBox will refuse, from the
-// lookups read last (by List or Names): a status or role that is no
-// choice or object for o's kind, a tag that may not be used on it, an
-// ambiguous location, an RIR NetBox lacks. Names NetBox does not have at
-// all are left to the reference check. With no lookups read yet, it
-// reports nothing.
-func (c *Client) check(o resource.Object) error {
-	l := c.lastLookups()
+// lookups of the read: a status or role that is no choice or object for
+// o's kind, a tag that may not be used on it, an ambiguous location, an
+// RIR NetBox lacks. Names NetBox does not have at all are left to the
+// reference check.
+func (c *Client) check(read *reading, o resource.Object) error {
+	l := read.k.lookups()
 	ep, ok := endpointOf(o.Kind())
 	if l == nil || !ok {
 		return nil

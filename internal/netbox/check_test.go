@@ -17,8 +17,8 @@ import (
 // do, or accepted.
 func TestCheck(t *testing.T) {
 	e := realEnv(t, nil, false)
-	tgt := e.c.Target(scope.Static(owner))
-	if _, err := tgt.Names(context.Background()); err != nil {
+	tgt, err := e.c.Target(scope.Static(owner)).Read(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -64,10 +64,11 @@ func TestCheck(t *testing.T) {
 // and the statuses NetBox offers resolve.
 func TestNamesRefuseUnknown(t *testing.T) {
 	e := realEnv(t, nil, false)
-	names, err := e.c.Target(scope.Static(owner)).Names(context.Background())
+	st, err := e.c.Target(scope.Static(owner)).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	names := st.Names()
 	desired := []resource.Object{
 		&resource.VLANGroup{M: meta(), Name: "known", Location: "DC-A11"},
 		&resource.VLANGroup{M: meta(), Name: "unknown", Location: "DC-Z99"},

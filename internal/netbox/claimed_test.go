@@ -44,7 +44,7 @@ func TestRerunFindsItsEarlierRunsWrites(t *testing.T) {
 			&resource.IPAddress{M: meta(), Namespace: "site", Address: pfx("10.0.1.6/24"), Status: "Active", Description: description},
 		}
 	}
-	current, err := rerun.Target(sc).List(ctx)
+	current, err := rerun.List(ctx, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestRerunFindsItsEarlierRunsWrites(t *testing.T) {
 			t.Errorf("%d %s, want %d", n, c.kind, c.want)
 		}
 	}
-	after, err := e.c.Target(sc).List(ctx)
+	after, err := e.c.List(ctx, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

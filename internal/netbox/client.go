@@ -3,12 +3,9 @@ package netbox
 import (
 	"fmt"
 	"log/slog"
-	"strconv"
-	"sync"
 
 	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/httpapi"
-	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/sot"
 )
 
@@ -24,11 +21,6 @@ type Client struct {
 	decode   func([]byte, any) error
 	progress sot.Progress
 	api      *httpapi.Client
-
-	own sot.Learnt[int]
-
-	mu   sync.Mutex
-	seen *lookups // the lookups read last, for Check and for writing references
 }
 
 // New checks cfg, fills its defaults, and returns a client built with
@@ -43,24 +35,4 @@ func New(cfg Config, logger *slog.Logger, opts ...sot.Option) (*Client, error) {
 	c.api, c.log = httpapi.New(hc), hc.Log
 	c.clock, c.progress, c.decode = t.Clock, t.Progress, newDecoder().Decode
 	return c, nil
-}
-
-// learnID learns an id as the engine gives it.
-func (c *Client) learnID(k resource.Key, id string) {
-	if n, err := strconv.Atoi(id); err == nil {
-		c.own.Learn(k, n)
-	}
-}
-
-// lastLookups are the lookups read last, or nil.
-func (c *Client) lastLookups() *lookups {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.seen
-}
-
-func (c *Client) setLookups(l *lookups) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.seen = l
 }

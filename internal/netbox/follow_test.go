@@ -130,7 +130,8 @@ func TestFollowChangeLog(t *testing.T) {
 	for _, s := range steps {
 		s.edit()
 		e.s.ResetCounts()
-		view, st, err := tg.Refresh(ctx)
+		viewState, st, err := tg.Refresh(ctx)
+		view := objectsOf(viewState)
 		if err != nil {
 			t.Fatalf("%s: Refresh: %v", s.name, err)
 		}
@@ -156,7 +157,8 @@ func TestFollowChangeLog(t *testing.T) {
 	// The view holds no VLAN of that key: the rereader says its old key
 	// went, and the prefix naming it is read again.
 	edit(http.MethodPatch, path(resource.KindVLAN, byHand.ID), map[string]any{"vid": 301})
-	view, st, err := tg.Refresh(ctx)
+	viewState, st, err := tg.Refresh(ctx)
+	view := objectsOf(viewState)
 	if err != nil {
 		t.Fatalf("Refresh after a VLAN outside the scope named by a prefix in it was renumbered: %v", err)
 	}

@@ -108,3 +108,11 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
 }
+
+// objectsOf are the objects of a target's read, none if it failed.
+func objectsOf(st interface{ Objects() []resource.Object }) []resource.Object {
+	if st == nil {
+		return nil
+	}
+	return st.Objects()
+}

@@ -17,24 +17,26 @@ import (
 // List reads every object in sc. It fails rather than return part of
 // what NetBox holds.
 func (c *Client) List(ctx context.Context, sc scope.Scope) ([]resource.Object, error) {
-	objs, _, err := sot.List[int](ctx, c, sc)
+	objs, _, err := sot.List[int, *reading](ctx, c, sc)
 	return objs, err
 }
 
 // Begin starts a read of sc with the lookups read now.
-func (c *Client) Begin(ctx context.Context, sc scope.Scope, kinds []resource.Kind) (sot.Reader[int], error) {
+func (c *Client) Begin(ctx context.Context, sc scope.Scope, kinds []resource.Kind) (*reading, error) {
 	l, err := c.fetchLookups(ctx, &httpapi.Tally{})
 	if err != nil {
 		return nil, err
 	}
-	return &reading{c: c, Of: sot.NewOf(sc, kinds), m: c.newMapper(l)}, nil
+	return &reading{c: c, Of: sot.NewOf(sc, kinds), m: c.newMapper(l), k: newKnown(l)}, nil
 }
 
-// reading is one List in progress.
+// reading is one read: in progress, then what a plan made on it is
+// checked and written with.
 type reading struct {
 	sot.Of
 	c *Client
 	m *mapper
+	k *known // shared by the rereads of the read
 
 	vrfs     []wireVRF
 	groups   []wireVLANGroup
@@ -66,7 +68,7 @@ func (r *reading) Again(want []resource.Kind, fork bool) sot.Reader[int] {
 		cp.vlans = maps.Clone(cp.vlans)
 		m = &cp
 	}
-	return &reading{c: r.c, Of: sot.NewOf(r.Scope, want), m: m}
+	return &reading{c: r.c, Of: sot.NewOf(r.Scope, want), m: m, k: r.k}
 }
 
 // VLANKeys reads the keys of the VLANs with the given ids.
@@ -85,8 +87,8 @@ func (r *reading) query(k resource.Kind) (string, url.Values) {
 
 // LearnNamed takes the names of the VRFs and VLAN groups swept.
 func (r *reading) LearnNamed() {
-	r.m.vrfs = sot.LearnNames[int](r.vrfs, resource.KindNamespace, r.c.own.Learn)
-	r.m.groups = sot.LearnNames[int](r.groups, resource.KindVLANGroup, r.c.own.Learn)
+	r.m.vrfs = sot.LearnNames[int](r.vrfs, resource.KindNamespace, r.k.own.Learn)
+	r.m.groups = sot.LearnNames[int](r.groups, resource.KindVLANGroup, r.k.own.Learn)
 }
 
 // SweepNamed reads the VRFs and VLAN groups among kinds that sel selects:
@@ -180,7 +182,7 @@ func (r *reading) SweptVLANs() (map[int]string, []int) {
 	return sot.VLANKeys[int](r.vlans, r.m.groups), named
 }
 
-func (r *reading) Learn(k resource.Key, id int) { r.c.own.Learn(k, id) }
+func (r *reading) Learn(k resource.Key, id int) { r.k.own.Learn(k, id) }
 
 func (r *reading) Objects() ([]resource.Object, error) {
 	// The global table stands as a namespace nobody owns, so that

@@ -7,10 +7,13 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"strconv"
+	"sync"
 
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/parallel"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/sot"
 )
 
 // Kinds under which lookups keep what ipsync does not refer to as a
@@ -115,7 +118,6 @@ func (c *Client) fetchLookups(ctx context.Context, t *httpapi.Tally) (*lookups, 
 			l.statuses[f.ot] = opts[i][f.field]
 		}
 	}
-	c.setLookups(l)
 	return l, nil
 }
 
@@ -176,16 +178,39 @@ func value(cs []choice, name string) (string, bool) {
 	return "", false
 }
 
+// known is what a read learnt that writes name objects by: its lookups,
+// and the ids of ipsync's own objects that others refer to. The rereads
+// of a read share it, and the writes through it add to it.
+type known struct {
+	own sot.Learnt[int]
+
+	mu sync.Mutex
+	l  *lookups // replaced whole, never changed: a write may hold the old
+}
+
+func newKnown(l *lookups) *known { return &known{l: l} }
+
+// lookups are the lookups writes resolve by.
+func (k *known) lookups() *lookups {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.l
+}
+
+// learnID learns an id as the engine gives it.
+func (k *known) learnID(key resource.Key, id string) {
+	if n, err := strconv.Atoi(id); err == nil {
+		k.own.Learn(key, n)
+	}
+}
+
 // learnTag puts a tag as read now in the lookups the writes resolve by:
 // one made again since they were read (a bootstrap after the tag was
 // deleted) has a new id.
-func (c *Client) learnTag(t named) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.seen == nil {
-		return
-	}
-	old := c.seen.refs[resource.RefTag]
+func (k *known) learnTag(t named) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	old := k.l.refs[resource.RefTag]
 	tags := names{byID: maps.Clone(old.byID), byName: maps.Clone(old.byName), shared: old.shared}
 	if tags.byID == nil {
 		tags.byID, tags.byName = map[int]named{}, map[string]int{}
@@ -194,8 +219,8 @@ func (c *Client) learnTag(t named) {
 		delete(tags.byID, id)
 	}
 	tags.byID[t.ID], tags.byName[t.Name] = t, t.ID
-	l := *c.seen
-	l.refs = maps.Clone(c.seen.refs)
+	l := *k.l
+	l.refs = maps.Clone(k.l.refs)
 	l.refs[resource.RefTag] = tags
-	c.seen = &l
+	k.l = &l
 }

@@ -33,7 +33,7 @@ func (a *applier) Owners(ctx context.Context, k resource.Kind, ids []string) (ma
 		return nil, err
 	}
 	tag := 0
-	if l := a.c.lastLookups(); l != nil {
+	if l := a.r.k.lookups(); l != nil {
 		tag = l.refs[resource.RefTag].byName[a.c.cfg.Tag]
 	}
 	m := ownership.Marker{Tag: a.c.cfg.Tag, OwnerField: a.c.cfg.OwnerField}

@@ -17,8 +17,7 @@ import (
 // it will be written: without it an object would be written that no
 // owner can find again. It reads the marker tag as it is now. The
 // lookups the writes refer to by id are those the plan's read learned,
-// which the change log keeps up to date between whole reads; a client
-// that read none (a saved plan applied by a new process) reads them.
+// which the change log keeps up to date between whole reads.
 func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 	marked, fields := sot.Marked(writes, objectType, a.c.cfg.VNIField, "ipam.prefix")
 	intents := map[string]*intent{} // tag name -> the intent of an owner with creates that may be racy
@@ -30,11 +29,6 @@ func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 	}
 	if len(marked) == 0 {
 		return nil
-	}
-	if a.c.lastLookups() == nil {
-		if _, err := a.c.fetchLookups(ctx, a.t); err != nil {
-			return fmt.Errorf("apply: read lookups: %w", err)
-		}
 	}
 	// The intents of the owners' racy creates are read with the marker:
 	// one that is not there is taken without another read.
@@ -53,7 +47,7 @@ func (a *applier) Preflight(ctx context.Context, writes []*plan.Change) error {
 			continue
 		}
 		if t.Name == a.c.cfg.Tag {
-			a.c.learnTag(t)
+			a.r.k.learnTag(t)
 			found.Tag = true
 			found.TagTypes = t.ObjectTypes
 			if len(found.TagTypes) == 0 {

@@ -171,7 +171,7 @@ func (a *applier) lostCreates(ctx context.Context, ep endpoint, items []item) (m
 	if !ok {
 		return found, nil
 	}
-	l := a.c.lastLookups()
+	l := a.r.k.lookups()
 	tag := 0
 	if l != nil {
 		tag = l.refs[resource.RefTag].byName[a.c.cfg.Tag]

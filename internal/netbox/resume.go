@@ -37,7 +37,7 @@ func (r *reading) Save() ([]byte, error) {
 // Restore makes the reading Names saved the target's last whole read
 // again, as ReadWhole would have, and learns the ids of the objects of
 // objs (the view) that writes name.
-func (c *Client) Restore(sc scope.Scope, kinds []resource.Kind, b []byte, objs []resource.Object) (sot.Reader[int], error) {
+func (c *Client) Restore(sc scope.Scope, kinds []resource.Kind, b []byte, objs []resource.Object) (*reading, error) {
 	var s savedNames
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("saved names: %w", err)
@@ -46,8 +46,8 @@ func (c *Client) Restore(sc scope.Scope, kinds []resource.Kind, b []byte, objs [
 	for k, objs := range s.Refs {
 		l.refs[k] = newNames(objs)
 	}
-	c.setLookups(l)
 	m := c.newMapper(l)
+	r := &reading{c: c, Of: sot.NewOf(sc, kinds), m: m, k: newKnown(l)}
 	for _, into := range []struct{ to, from map[int]string }{{m.vrfs, s.VRFs}, {m.groups, s.Groups}, {m.vlans, s.VLANs}} {
 		maps.Copy(into.to, into.from)
 	}
@@ -55,9 +55,9 @@ func (c *Client) Restore(sc scope.Scope, kinds []resource.Kind, b []byte, objs [
 		switch o.Key().Kind {
 		case resource.KindNamespace, resource.KindVLANGroup, resource.KindVLAN: // what a read learns
 			if id, err := strconv.Atoi(o.Meta().ID); err == nil {
-				c.own.Learn(o.Key(), id)
+				r.k.own.Learn(o.Key(), id)
 			}
 		}
 	}
-	return &reading{c: c, Of: sot.NewOf(sc, kinds), m: m}, nil
+	return r, nil
 }

@@ -42,7 +42,7 @@ func applyLosingAnswers(t *testing.T, e *env, edit func(*Config), rt http.RoundT
 	ctx := context.Background()
 	sc := scope.Scope{Owner: owner, Namespaces: []string{"site"}, VLANGroups: []string{"floating", "leafs"}}
 	desired := lostAnswerObjects()
-	current, err := e.c.Target(sc).List(ctx)
+	current, err := e.c.List(ctx, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func applyLosingAnswers(t *testing.T, e *env, edit func(*Config), rt http.RoundT
 			t.Errorf("%d %s %v, want %d", n, c.kind, c.filter, c.want)
 		}
 	}
-	after, err := e.c.Target(sc).List(ctx)
+	after, err := e.c.List(ctx, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

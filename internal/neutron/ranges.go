@@ -119,18 +119,6 @@ func (w *RangeWriter) owner(r SegmentRange) resource.Owner {
 // Server is "Neutron", for messages.
 func (w *RangeWriter) Server() string { return "Neutron" }
 
-// AsStored is o: Neutron keeps a segment range as it is given.
-func (w *RangeWriter) AsStored(o resource.Object) resource.Object { return o }
-
-// Names is nil: a segment range refers to nothing Neutron names.
-func (w *RangeWriter) Names(context.Context) (map[resource.Kind]map[string]bool, error) {
-	return nil, nil
-}
-
-// Check accepts every segment range; the spec checked its fields, and
-// the plan holds nothing else for Neutron.
-func (w *RangeWriter) Check(resource.Object) error { return nil }
-
 // Apply writes the segment-range changes in order and returns how many it
 // wrote. It stops at the first failure. Updates and deletes carry the
 // planned revision (If-Match), so a range changed since the plan is not

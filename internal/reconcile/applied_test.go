@@ -37,16 +37,16 @@ func TestSavedPlanAppliedBefore(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			store := memory.New()
-			made, err := Plan(ctx, desired(), store, plan.DefaultPolicy(owner))
+			made, err := Plan(ctx, desired(), Stateless(store), plan.DefaultPolicy(owner))
 			if err != nil {
 				t.Fatal(err)
 			}
 			saved := roundTrip(t, made.Plan)
-			if _, err := made.Apply(ctx, store); err != nil {
+			if _, err := made.Apply(ctx); err != nil {
 				t.Fatal(err)
 			}
 			tt.meddle(store)
-			again, err := Saved(ctx, saved, store)
+			again, err := Saved(ctx, saved, Stateless(store))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestSavedPlanAppliedBefore(t *testing.T) {
 				t.Errorf("refusals %q lack %q", refusals, tt.wantRefusal)
 			}
 			if tt.wantRefusal == "" {
-				if n, err := again.Apply(ctx, store); err != nil || n != 0 {
+				if n, err := again.Apply(ctx); err != nil || n != 0 {
 					t.Errorf("Apply of a plan applied before = %d, %v; want nothing written", n, err)
 				}
 				if got := again.Plan.Summary.Total(plan.Noop); got != tt.wantApplied {
@@ -89,7 +89,14 @@ func roundTrip(t *testing.T, p *plan.Plan) *plan.Plan {
 // lowering stores DNS names in lower case, as Nautobot 3.x and NetBox do.
 type lowering struct{ *memory.Store }
 
-func (lowering) AsStored(o resource.Object) resource.Object { return resource.LowerDNSName(o) }
+func (l lowering) Read(ctx context.Context) (State, error) {
+	st, err := Stateless(l.Store).Read(ctx)
+	return loweringState{st}, err
+}
+
+type loweringState struct{ State }
+
+func (loweringState) AsStored(o resource.Object) resource.Object { return resource.LowerDNSName(o) }
 
 // TestDesiredAsStoredLeavesTheCallersObjects: the plan compares the
 // desired objects as the target stores them, and the caller's slice,

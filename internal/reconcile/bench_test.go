@@ -1,4 +1,4 @@
-package reconcile
+package reconcile_test
 
 import (
 	"context"
@@ -8,9 +8,13 @@ import (
 	"github.com/ipsync/ipsync/internal/benchdata"
 	"github.com/ipsync/ipsync/internal/nautobot"
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 )
+
+// owner is the benchmark's owner: a deploy repo's static objects.
+const owner = resource.Owner("static:dc")
 
 // preparedTarget answers with objects read beforehand, so that the
 // benchmark measures the plan step and not the network. Check is the
@@ -20,17 +24,17 @@ type preparedTarget struct {
 	names   map[resource.Kind]map[string]bool
 }
 
-func (preparedTarget) AsStored(o resource.Object) resource.Object { return o }
-func (preparedTarget) Server() string                             { return "the prepared target" }
+func (preparedTarget) Server() string { return "the prepared target" }
 
-func (p preparedTarget) List(context.Context) ([]resource.Object, error) { return p.current, nil }
-func (p preparedTarget) Apply(context.Context, []plan.Change) (int, error) {
+func (p preparedTarget) Read(context.Context) (reconcile.State, error) { return p, nil }
+
+func (p preparedTarget) Objects() []resource.Object               { return p.current }
+func (p preparedTarget) Names() map[resource.Kind]map[string]bool { return p.names }
+func (preparedTarget) AsStored(o resource.Object) resource.Object { return o }
+func (preparedTarget) Check(o resource.Object) error              { return nautobot.Supports(o) }
+func (preparedTarget) Apply(context.Context, []plan.Change) (int, error) {
 	return 0, fmt.Errorf("the benchmark target does not write")
 }
-func (p preparedTarget) Names(context.Context) (map[resource.Kind]map[string]bool, error) {
-	return p.names, nil
-}
-func (p preparedTarget) Check(o resource.Object) error { return nautobot.Supports(o) }
 
 // benchSite is the planner benchmark's data with the namespace, VLAN
 // groups and VLANs its objects refer to, so that every reference resolves
@@ -54,10 +58,10 @@ func BenchmarkPlanStep(b *testing.B) {
 			desired := func(context.Context, []resource.Object) ([]resource.Object, error) { return want, nil }
 			ctx := context.Background()
 			b.ReportAllocs()
-			var r *Result
+			var r *reconcile.Result
 			for b.Loop() {
 				var err error
-				if r, err = Make(ctx, t, desired, plan.DefaultPolicy(owner), scope.Scope{}); err != nil {
+				if r, err = reconcile.Make(ctx, t, desired, plan.DefaultPolicy(owner), scope.Scope{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -40,17 +40,17 @@ func TestSavedPerObject(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			store := memory.New()
-			r, _ := Plan(ctx, desired(), store, plan.DefaultPolicy(owner))
-			if _, err := r.Apply(ctx, store); err != nil {
+			r, _ := Plan(ctx, desired(), Stateless(store), plan.DefaultPolicy(owner))
+			if _, err := r.Apply(ctx); err != nil {
 				t.Fatal(err)
 			}
 			changed := append(desired(), &resource.Prefix{M: resource.Meta{Owner: owner}, Namespace: "a11",
 				Prefix: netip.MustParsePrefix("10.0.1.0/24"), Status: "Active"})
 			changed[2].(*resource.VLAN).Name = "provisioning"
-			saved, _ := Plan(ctx, changed, store, plan.DefaultPolicy(owner))
+			saved, _ := Plan(ctx, changed, Stateless(store), plan.DefaultPolicy(owner))
 			tt.edit(store)
 
-			again, err := SavedPerObject(ctx, saved.Plan, store)
+			again, err := SavedPerObject(ctx, saved.Plan, Stateless(store))
 			if err != nil {
 				t.Fatal(err)
 			}

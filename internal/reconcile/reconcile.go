@@ -16,27 +16,40 @@ import (
 	"github.com/ipsync/ipsync/internal/scope"
 )
 
-// Target is what reconcile needs of a target: read the owner's scope, write
-// changes in the order given, and say how it stores what it is given.
+// Target is what reconcile needs of a target: one read of the owner's
+// scope, which the plan is made against and its writes go through.
 type Target interface {
-	List(ctx context.Context) ([]resource.Object, error)
-	Apply(ctx context.Context, changes []plan.Change) (writes int, err error)
-	// AsStored is o as the target stores it, after a List: what a plan
-	// compares with what the target holds, so that a value the server
-	// rewrites on save (a DNS name it lowercases) is not planned as an
-	// update on every run. It returns o itself when nothing changes.
-	AsStored(o resource.Object) resource.Object
+	Read(ctx context.Context) (State, error)
 	// Server names the target in messages: "Nautobot", "NetBox".
 	Server() string
+}
+
+// State is one read of a target: the objects a plan is made against, and
+// what the read learnt that the plan's checks and its writes use (the
+// names and ids of the lookups, what the server allows where, the ids of
+// the objects writes refer to). A plan checked against a State is
+// written through it: nothing read between them changes what the writes
+// name, and the writes read nothing again.
+type State interface {
+	// Objects are the objects in the owner's scope.
+	Objects() []resource.Object
 	// Names are the names of the kinds the target owns that desired
 	// objects refer to (locations, statuses, roles, tenants), so that
 	// references are checked before anything is written; nil for a
 	// target that owns none.
-	Names(ctx context.Context) (map[resource.Kind]map[string]bool, error)
+	Names() map[resource.Kind]map[string]bool
+	// AsStored is o as the target stores it: what a plan compares with
+	// what the target holds, so that a value the server rewrites on save
+	// (a DNS name it lowercases) is not planned as an update on every
+	// run. It returns o itself when nothing changes.
+	AsStored(o resource.Object) resource.Object
 	// Check says before any write that the target has no place for a
 	// desired object. It may join several errors (errors.Join); one with
 	// a Field method is about that field.
 	Check(o resource.Object) error
+	// Apply writes changes in the order given and returns how many
+	// objects it wrote.
+	Apply(ctx context.Context, changes []plan.Change) (writes int, err error)
 }
 
 // fieldError is a Checker's error about one field of an object.
@@ -47,7 +60,10 @@ type fieldError interface {
 
 // Result is a plan with what it was made from.
 type Result struct {
-	Plan    *plan.Plan
+	Plan *plan.Plan
+	// State is the read the plan was made against, which Apply writes
+	// through.
+	State   State
 	Current []resource.Object
 	// Problems are the desired objects that would not resolve in the
 	// target. Each is also one of the Plan's Refusals, so that a saved
@@ -90,37 +106,36 @@ func Plan(ctx context.Context, desired []resource.Object, t Target, policy plan.
 // plan's references and the target's own rules. Errors of desired are
 // returned as they are, so the caller can tell which side failed.
 func Make(ctx context.Context, t Target, desired Desired, policy plan.Policy, sc scope.Scope) (*Result, error) {
-	current, err := t.List(ctx)
+	st, err := t.Read(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read target: %w", err)
 	}
-	return MakeFrom(ctx, t, current, desired, policy, sc)
+	return MakeOn(ctx, st, desired, policy, sc, t.Server())
 }
 
-// MakeFrom is Make on current, the target's objects as the caller read
-// them (a view kept up to date from the target's change log).
-func MakeFrom(ctx context.Context, t Target, current []resource.Object, desired Desired, policy plan.Policy, sc scope.Scope) (*Result, error) {
-	names, err := readNames(ctx, t)
-	if err != nil {
-		return nil, err
-	}
+// MakeOn is Make on st, a read of the target the caller made (a view
+// kept up to date from the target's change log); server names the
+// target in messages.
+func MakeOn(ctx context.Context, st State, desired Desired, policy plan.Policy, sc scope.Scope, server string) (*Result, error) {
+	current := st.Objects()
 	want, err := desired(ctx, current)
 	if err != nil {
 		return nil, err
 	}
-	want = asStored(t, want)
-	r := build(want, current, names, policy, sc, t.Server())
-	r.CheckTarget(t)
+	want = asStored(st, want)
+	r := build(want, current, st.Names(), policy, sc, server)
+	r.State = st
+	r.CheckTarget(st)
 	return r, nil
 }
 
-// asStored is desired as t stores it. The slice is the caller's (a spec
+// asStored is desired as st stores it. The slice is the caller's (a spec
 // loaded once and planned every poll): it is copied, not written, and
 // only when an object changes.
-func asStored(t Target, desired []resource.Object) []resource.Object {
+func asStored(st State, desired []resource.Object) []resource.Object {
 	out, copied := desired, false
 	for i, o := range desired {
-		s := t.AsStored(o)
+		s := st.AsStored(o)
 		if s == o {
 			continue
 		}
@@ -130,26 +145,6 @@ func asStored(t Target, desired []resource.Object) []resource.Object {
 		out[i] = s
 	}
 	return out
-}
-
-// read reads the target's objects and, where the target has them, the names
-// of the kinds it owns.
-func read(ctx context.Context, t Target) ([]resource.Object, map[resource.Kind]map[string]bool, error) {
-	current, err := t.List(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read target: %w", err)
-	}
-	names, err := readNames(ctx, t)
-	return current, names, err
-}
-
-// readNames reads the names of the kinds t owns.
-func readNames(ctx context.Context, t Target) (map[resource.Kind]map[string]bool, error) {
-	names, err := t.Names(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read target names: %w", err)
-	}
-	return names, nil
 }
 
 // build plans the desired objects sc plans against the current ones it
@@ -177,14 +172,14 @@ func build(desired, current []resource.Object, names map[resource.Kind]map[strin
 	return r
 }
 
-// CheckTarget adds a problem for every object the plan writes that t
+// CheckTarget adds a problem for every object the plan writes that st
 // says it cannot hold.
-func (r *Result) CheckTarget(t Target) {
+func (r *Result) CheckTarget(st State) {
 	for _, ch := range r.Plan.Changes {
 		if ch.Desired == nil || !ch.Action.Writes() {
 			continue
 		}
-		err := t.Check(ch.Desired)
+		err := st.Check(ch.Desired)
 		if err == nil {
 			continue
 		}
@@ -214,9 +209,9 @@ func (r *Result) Preflight() error {
 	return fmt.Errorf("%w, nothing was written:\n  %s", ErrRefused, strings.Join(r.Plan.Refusals, "\n  "))
 }
 
-// Apply writes the plan's changes after Preflight passed. It returns the
-// number of objects written.
-func (r *Result) Apply(ctx context.Context, t Target) (int, error) {
+// Apply writes the plan's changes through the read it was made against,
+// after Preflight passed. It returns the number of objects written.
+func (r *Result) Apply(ctx context.Context) (int, error) {
 	if err := r.Preflight(); err != nil {
 		return 0, err
 	}
@@ -230,7 +225,7 @@ func (r *Result) Apply(ctx context.Context, t Target) (int, error) {
 		return 0, nil
 	}
 	// Targets name what failed; wrapping again would say "apply: apply:".
-	return t.Apply(ctx, writes)
+	return r.State.Apply(ctx, writes)
 }
 
 // Saved re-checks a plan made earlier against the target as it is now, as
@@ -260,19 +255,20 @@ func SavedPerObject(ctx context.Context, saved *plan.Plan, t Target) (*Result, e
 }
 
 func checkSaved(ctx context.Context, saved *plan.Plan, t Target, stale func(*plan.Plan, []resource.Object) []string) (*Result, error) {
-	current, names, err := read(ctx, t)
+	st, err := t.Read(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read target: %w", err)
 	}
-	r := &Result{Plan: saved, Current: current}
+	current := st.Objects()
+	r := &Result{Plan: saved, State: st, Current: current}
 	var desired []resource.Object
 	for _, c := range saved.Changes {
 		if c.Desired != nil && c.Action.Writes() {
 			desired = append(desired, c.Desired)
 		}
 	}
-	r.addProblems(References(saved, desired, current, names, t.Server())...)
-	r.CheckTarget(t)
+	r.addProblems(References(saved, desired, current, st.Names(), t.Server())...)
+	r.CheckTarget(st)
 	r.Applied = saved.Settle(Applied(saved, current))
 	if moved := stale(saved, current); len(moved) > 0 {
 		r.Plan.Refusals = append(r.Plan.Refusals, fmt.Sprintf("the target changed since the plan was made (%s moved); make a new plan:\n    %s",

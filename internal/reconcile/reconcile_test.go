@@ -24,38 +24,59 @@ func desired() []resource.Object {
 	}
 }
 
+// namedStore is a store as a Target whose reads name the lookups names
+// and refuse what check refuses.
 type namedStore struct {
 	*memory.Store
 	names map[resource.Kind]map[string]bool
+	check func(resource.Object) error
 }
 
-func (n namedStore) Names(context.Context) (map[resource.Kind]map[string]bool, error) {
-	return n.names, nil
+func (n namedStore) Read(ctx context.Context) (State, error) {
+	st, err := Stateless(n.Store).Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return namedState{st, n}, nil
+}
+
+type namedState struct {
+	State
+	n namedStore
+}
+
+func (s namedState) Names() map[resource.Kind]map[string]bool { return s.n.names }
+
+func (s namedState) Check(o resource.Object) error {
+	if s.n.check == nil {
+		return nil
+	}
+	return s.n.check(o)
 }
 
 func TestPlanApplyConverges(t *testing.T) {
 	ctx := context.Background()
 	store := memory.New()
-	r, err := Plan(ctx, desired(), store, plan.DefaultPolicy(owner))
+	r, err := Plan(ctx, desired(), Stateless(store), plan.DefaultPolicy(owner))
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := r.Apply(ctx, store)
+	n, err := r.Apply(ctx)
 	if err != nil || n != 4 {
 		t.Fatalf("first Apply = %d, %v; want 4 writes", n, err)
 	}
-	r, err = Plan(ctx, desired(), store, plan.DefaultPolicy(owner))
+	r, err = Plan(ctx, desired(), Stateless(store), plan.DefaultPolicy(owner))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := r.Apply(ctx, store); err != nil || n != 0 {
+	if n, err := r.Apply(ctx); err != nil || n != 0 {
 		t.Errorf("second Apply = %d, %v; want 0 writes", n, err)
 	}
 }
 
 func TestReferencesLocated(t *testing.T) {
 	ctx := context.Background()
-	store := namedStore{memory.New(), map[resource.Kind]map[string]bool{
+	store := namedStore{Store: memory.New(), names: map[resource.Kind]map[string]bool{
 		resource.RefLocation: {"DC-B22": true}, resource.RefStatus: {"Active": true},
 	}}
 	d := desired()
@@ -75,7 +96,7 @@ func TestReferencesLocated(t *testing.T) {
 			t.Errorf("problems %q lack %q", got, w)
 		}
 	}
-	if _, err := r.Apply(ctx, store); !errors.Is(err, ErrRefused) {
+	if _, err := r.Apply(ctx); !errors.Is(err, ErrRefused) {
 		t.Errorf("Apply with unresolved references = %v, want ErrRefused", err)
 	}
 	if objs, _ := store.List(ctx); len(objs) != 0 {
@@ -86,13 +107,13 @@ func TestReferencesLocated(t *testing.T) {
 func TestSavedPlanStaleness(t *testing.T) {
 	ctx := context.Background()
 	store := memory.New()
-	r, _ := Plan(ctx, desired(), store, plan.DefaultPolicy(owner))
-	if _, err := r.Apply(ctx, store); err != nil {
+	r, _ := Plan(ctx, desired(), Stateless(store), plan.DefaultPolicy(owner))
+	if _, err := r.Apply(ctx); err != nil {
 		t.Fatal(err)
 	}
 	changed := desired()
 	changed[2].(*resource.VLAN).Name = "provisioning"
-	saved, _ := Plan(ctx, changed, store, plan.DefaultPolicy(owner))
+	saved, _ := Plan(ctx, changed, Stateless(store), plan.DefaultPolicy(owner))
 
 	// Someone edits the VLAN between plan and apply.
 	objs, _ := store.List(ctx)
@@ -102,24 +123,24 @@ func TestSavedPlanStaleness(t *testing.T) {
 			store.Put(v)
 		}
 	}
-	again, err := Saved(ctx, saved.Plan, store)
+	again, err := Saved(ctx, saved.Plan, Stateless(store))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = again.Apply(ctx, store)
+	_, err = again.Apply(ctx)
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "vlan a11-12-network/100") {
 		t.Errorf("Apply of stale plan = %v, want refusal naming the VLAN", err)
 	}
 
-	fresh, _ := Plan(ctx, changed, store, plan.DefaultPolicy(owner))
-	again, _ = Saved(ctx, fresh.Plan, store)
-	if n, err := again.Apply(ctx, store); err != nil || n != 1 {
+	fresh, _ := Plan(ctx, changed, Stateless(store), plan.DefaultPolicy(owner))
+	again, _ = Saved(ctx, fresh.Plan, Stateless(store))
+	if n, err := again.Apply(ctx); err != nil || n != 1 {
 		t.Errorf("Apply of fresh saved plan = %d, %v; want 1 write", n, err)
 	}
 }
 
 func TestFailedReadNeverDeletes(t *testing.T) {
-	_, err := Plan(context.Background(), nil, failing{}, plan.DefaultPolicy(owner))
+	_, err := Plan(context.Background(), nil, Stateless(failing{}), plan.DefaultPolicy(owner))
 	if err == nil {
 		t.Fatal("Plan over a failed read = nil error")
 	}
@@ -127,12 +148,7 @@ func TestFailedReadNeverDeletes(t *testing.T) {
 
 type failing struct{}
 
-func (failing) AsStored(o resource.Object) resource.Object { return o }
-func (failing) Server() string                             { return "the failing target" }
-func (failing) Check(resource.Object) error                { return nil }
-func (failing) Names(context.Context) (map[resource.Kind]map[string]bool, error) {
-	return nil, nil
-}
+func (failing) Server() string { return "the failing target" }
 
 func (failing) List(context.Context) ([]resource.Object, error) {
 	return nil, errors.New("read cut short")
@@ -146,7 +162,7 @@ func TestVIDOutsideTargetGroupRange(t *testing.T) {
 	store := memory.New(&resource.VLANGroup{Name: "b22-1-network", Range: resource.VIDRanges{{Lo: 200, Hi: 299}}})
 	site := resource.Owner("neutron:b22")
 	d := []resource.Object{&resource.VLAN{M: resource.Meta{Owner: site}, Group: "b22-1-network", VID: 175, Name: "tenant"}}
-	r, err := Plan(ctx, d, store, plan.DefaultPolicy(site))
+	r, err := Plan(ctx, d, Stateless(store), plan.DefaultPolicy(site))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,17 +171,14 @@ func TestVIDOutsideTargetGroupRange(t *testing.T) {
 	}
 }
 
-// checkingStore is a target that refuses prefixes with err.
-type checkingStore struct {
-	*memory.Store
-	err error
-}
-
-func (c checkingStore) Check(o resource.Object) error {
-	if o.Kind() == resource.KindPrefix {
-		return c.err
+// prefixesRefused is a target's check that refuses prefixes with err.
+func prefixesRefused(err error) func(resource.Object) error {
+	return func(o resource.Object) error {
+		if o.Kind() == resource.KindPrefix {
+			return err
+		}
+		return nil
 	}
-	return nil
 }
 
 type fieldErr struct{ field, msg string }
@@ -188,7 +201,7 @@ func TestCheckTargetFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Plan(context.Background(), desired(), checkingStore{memory.New(), tt.err}, plan.DefaultPolicy(owner))
+			r, err := Plan(context.Background(), desired(), namedStore{Store: memory.New(), check: prefixesRefused(tt.err)}, plan.DefaultPolicy(owner))
 			if err != nil {
 				t.Fatal(err)
 			}

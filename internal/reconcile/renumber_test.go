@@ -43,21 +43,21 @@ func vlanOf(t *testing.T, store *memory.Store) *resource.VLAN {
 func TestRenumberAppliesInPlace(t *testing.T) {
 	ctx := context.Background()
 	store := memory.New()
-	r, _ := Plan(ctx, desired(), store, plan.DefaultPolicy(owner))
-	if _, err := r.Apply(ctx, store); err != nil {
+	r, _ := Plan(ctx, desired(), Stateless(store), plan.DefaultPolicy(owner))
+	if _, err := r.Apply(ctx); err != nil {
 		t.Fatal(err)
 	}
 	before := vlanOf(t, store)
 
-	saved, err := Plan(ctx, renumbered(), store, plan.DefaultPolicy(owner))
+	saved, err := Plan(ctx, renumbered(), Stateless(store), plan.DefaultPolicy(owner))
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := Saved(ctx, saved.Plan, store)
+	again, err := Saved(ctx, saved.Plan, Stateless(store))
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := again.Apply(ctx, store)
+	n, err := again.Apply(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("Apply of the renumber = %d, %v; want 1 write", n, err)
 	}
@@ -65,7 +65,7 @@ func TestRenumberAppliesInPlace(t *testing.T) {
 	if after.VID != 150 || after.M.ID != before.M.ID {
 		t.Errorf("VLAN after apply is vid %d with id %s, want vid 150 with the id it had, %s", after.VID, after.M.ID, before.M.ID)
 	}
-	r, _ = Plan(ctx, renumbered(), store, plan.DefaultPolicy(owner))
+	r, _ = Plan(ctx, renumbered(), Stateless(store), plan.DefaultPolicy(owner))
 	if len(r.Plan.Changes) != 0 {
 		t.Errorf("plan after the renumber has changes %v, want none", r.Plan.Changes)
 	}
@@ -76,13 +76,13 @@ func TestRenumberAppliesInPlace(t *testing.T) {
 func TestRenumberedKeyIsGone(t *testing.T) {
 	ctx := context.Background()
 	store := memory.New()
-	r, _ := Plan(ctx, desired(), store, plan.DefaultPolicy(owner))
-	if _, err := r.Apply(ctx, store); err != nil {
+	r, _ := Plan(ctx, desired(), Stateless(store), plan.DefaultPolicy(owner))
+	if _, err := r.Apply(ctx); err != nil {
 		t.Fatal(err)
 	}
 	d := renumbered()
 	d[3].(*resource.Prefix).VLAN = "a11-12-network/100"
-	r, err := Plan(ctx, d, store, plan.DefaultPolicy(owner))
+	r, err := Plan(ctx, d, Stateless(store), plan.DefaultPolicy(owner))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,11 +110,11 @@ func TestRenumberStale(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			store := memory.New()
-			r, _ := Plan(ctx, desired(), store, plan.DefaultPolicy(owner))
-			if _, err := r.Apply(ctx, store); err != nil {
+			r, _ := Plan(ctx, desired(), Stateless(store), plan.DefaultPolicy(owner))
+			if _, err := r.Apply(ctx); err != nil {
 				t.Fatal(err)
 			}
-			saved, _ := Plan(ctx, renumbered(), store, plan.DefaultPolicy(owner))
+			saved, _ := Plan(ctx, renumbered(), Stateless(store), plan.DefaultPolicy(owner))
 			tt.since(store)
 			if moved := Stale(saved.Plan, mustList(t, store)); len(moved) != 1 || !strings.Contains(moved[0], tt.want) {
 				t.Errorf("Stale() = %q, want one entry containing %q", moved, tt.want)

@@ -32,12 +32,12 @@ func TestSavedPlanRechecksReferences(t *testing.T) {
 		now  namedStore // the target at apply
 		want string
 	}{
-		{"the VLAN group is deleted", namedStore{memory.New(ns), withTenant}, "vlan_group"},
-		{"the tenant is deleted", namedStore{memory.New(ns, group), map[resource.Kind]map[string]bool{resource.RefTenant: {}}}, "tenant"},
+		{"the VLAN group is deleted", namedStore{Store: memory.New(ns), names: withTenant}, "vlan_group"},
+		{"the tenant is deleted", namedStore{Store: memory.New(ns, group), names: map[resource.Kind]map[string]bool{resource.RefTenant: {}}}, "tenant"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Plan(ctx, desired, namedStore{memory.New(ns, group), withTenant}, plan.DefaultPolicy(site))
+			r, err := Plan(ctx, desired, namedStore{Store: memory.New(ns, group), names: withTenant}, plan.DefaultPolicy(site))
 			if err != nil || len(r.Plan.Refusals) != 0 {
 				t.Fatalf("Plan = %v, refusals %q; want an applicable plan", err, r.Plan.Refusals)
 			}
@@ -45,7 +45,7 @@ func TestSavedPlanRechecksReferences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, err := again.Apply(ctx, tt.now)
+			n, err := again.Apply(ctx)
 			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Apply of the saved plan = %v, want a refusal about the %s", err, tt.want)
 			}

@@ -77,11 +77,11 @@ func BenchmarkRealIncremental(b *testing.B) {
 		// IPSYNC_INCREMENTAL_BENCH_BEFORE=0 leaves out the line that takes
 		// as long as a sweep.
 		if os.Getenv("IPSYNC_INCREMENTAL_BENCH_BEFORE") != "0" {
-			today := New(Config{Map: mc, Policy: policy}, wholeSource{src}, wholeTarget{c.Target(sc)})
+			today := New(Config{Map: mc, Policy: policy}, wholeSource{src}, c.Target(sc), nil)
 			measure("full read and plan (every sync before)", today, Request{})
 		}
 
-		s := New(Config{Map: mc, Policy: policy}, src, c.Target(sc))
+		s := newTestSyncer(Config{Map: mc, Policy: policy}, src, c.Target(sc))
 		measure("sweep (start, then daily)", s, Request{Sweep: true})
 		if out := measure("sync, nothing changed", s, Request{}); out.Writes != 0 {
 			b.Errorf("a sync with nothing changed wrote %d objects", out.Writes)
@@ -125,20 +125,9 @@ func (w wholeSource) ReadNetworks(ctx context.Context, ids []string) (*neutron.S
 	return w.r.ReadNetworks(ctx, ids)
 }
 func (w wholeSource) Requests() int64 { return w.r.Requests() }
-
-type wholeTarget struct{ t *nautobot.Target }
-
-func (w wholeTarget) List(ctx context.Context) ([]resource.Object, error) { return w.t.List(ctx) }
-func (w wholeTarget) AsStored(o resource.Object) resource.Object          { return w.t.AsStored(o) }
-func (w wholeTarget) Server() string                                      { return w.t.Server() }
-func (w wholeTarget) Apply(ctx context.Context, ch []plan.Change) (int, error) {
-	return w.t.Apply(ctx, ch)
+func (w wholeSource) ChangedNetworks(context.Context, time.Time) ([]string, error) {
+	return nil, neutron.ErrNoChangeFilter
 }
-func (w wholeTarget) Names(ctx context.Context) (map[resource.Kind]map[string]bool, error) {
-	return w.t.Names(ctx)
-}
-func (w wholeTarget) Check(o resource.Object) error { return w.t.Check(o) }
-func (w wholeTarget) Requests() int64               { return w.t.Requests() }
 
 // seedBenchSite makes the site's namespace and VLAN groups, as the static
 // spec would.
@@ -153,7 +142,7 @@ func seedBenchSite(b *testing.B, c *nautobot.Client) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := r.Apply(context.Background(), t); err != nil {
+	if _, err := r.Apply(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 }

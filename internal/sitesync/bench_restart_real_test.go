@@ -66,7 +66,7 @@ func benchRestarts(b *testing.B, s *Syncer, n *realNeutron, src *neutron.Reader,
 		if err := loaded.Usable(header, loaded.Scope.Scope(), time.Now(), 24*time.Hour); err != nil {
 			b.Fatalf("the saved state is not usable: %v", err)
 		}
-		r := New(Config{Map: mc, Policy: policy, Notified: true, Scope: loaded.Scope.Scope(), Log: slog.New(slog.DiscardHandler)}, src, newTarget())
+		r := newTestSyncer(Config{Map: mc, Policy: policy, Notified: true, Scope: loaded.Scope.Scope(), Log: slog.New(slog.DiscardHandler)}, src, newTarget())
 		if err := r.Resume(ctx, loaded.Scope.Scope(), loaded.View); err != nil {
 			b.Fatalf("resume: %v", err)
 		}

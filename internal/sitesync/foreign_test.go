@@ -23,11 +23,24 @@ type racingTarget struct {
 	before func()
 }
 
-func (r racingTarget) Apply(ctx context.Context, changes []plan.Change) (int, error) {
+func (r racingTarget) Read(ctx context.Context) (reconcile.State, error) {
+	st, err := r.Target.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return racingState{st, r.before}, nil
+}
+
+type racingState struct {
+	reconcile.State
+	before func()
+}
+
+func (r racingState) Apply(ctx context.Context, changes []plan.Change) (int, error) {
 	if r.before != nil {
 		r.before()
 	}
-	return r.Target.Apply(ctx, changes)
+	return r.State.Apply(ctx, changes)
 }
 
 // TestNoWriteOverAnotherOwnersObject: a VLAN handed to another owner after
@@ -54,7 +67,7 @@ func TestNoWriteOverAnotherOwnersObject(t *testing.T) {
 		}
 		src := &fakeNeutron{snap: snapshot("n1", "n2")}
 		target := &racingTarget{Target: g.target(scope.Site(owner, "a11", []string{"a11-12-network"}))}
-		s := New(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: randomSitePolicy(owner)}, src, target)
+		s := newTestSyncer(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: randomSitePolicy(owner)}, src, target)
 		if _, err := s.Sync(ctx, Request{Sweep: true}); err != nil {
 			t.Fatalf("sweep: %v", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -38,7 +39,7 @@ func TestWholeSiteRequestsReadWhatTheyName(t *testing.T) {
 			owner := resource.NeutronOwner("a11")
 			store := memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"})
 			cn := &changingNeutron{fakeNeutron: fakeNeutron{snap: snapshot("n1")}, refuse: !tt.changes}
-			s := New(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true}, cn, store)
+			s := newTestSyncer(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true}, cn, store)
 			if _, err := s.Sync(ctx, Request{Sweep: true}); err != nil {
 				t.Fatal(err)
 			}
@@ -77,25 +78,27 @@ func (e *editedTarget) edit(o resource.Object) {
 	e.edits++
 }
 
-func (e *editedTarget) Follow(ctx context.Context) ([]resource.Object, error) {
+func (e *editedTarget) Requests() int64 { return 0 }
+
+func (e *editedTarget) Follow(ctx context.Context) (reconcile.State, error) {
 	e.edits = 0
-	return e.List(ctx)
+	return read(ctx, e.Store)
 }
 
-func (e *editedTarget) Refresh(ctx context.Context) ([]resource.Object, changelog.Stats, error) {
-	objs, err := e.List(ctx)
-	st := changelog.Stats{Reread: e.edits, Read: e.edits}
+func (e *editedTarget) Refresh(ctx context.Context) (reconcile.State, changelog.Stats, error) {
+	st, err := read(ctx, e.Store)
+	stats := changelog.Stats{Reread: e.edits, Read: e.edits}
 	e.edits = 0
-	return objs, st, err
+	return st, stats, err
 }
 
-func (e *editedTarget) RefreshUnchecked(ctx context.Context) ([]resource.Object, changelog.Stats, error) {
+func (e *editedTarget) RefreshUnchecked(ctx context.Context) (reconcile.State, changelog.Stats, error) {
 	return e.Refresh(ctx)
 }
 
-func (e *editedTarget) Sweep(ctx context.Context) ([]resource.Object, []changelog.Miss, error) {
-	objs, err := e.Follow(ctx)
-	return objs, nil, err
+func (e *editedTarget) Sweep(ctx context.Context) (reconcile.State, []changelog.Miss, error) {
+	st, err := e.Follow(ctx)
+	return st, nil, err
 }
 
 // TestNarrowedSyncLeavesTargetChangesToBePlanned: a hand edit in the
@@ -107,7 +110,7 @@ func TestNarrowedSyncLeavesTargetChangesToBePlanned(t *testing.T) {
 	owner := resource.NeutronOwner("a11")
 	target := &editedTarget{Store: memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"})}
 	src := &fakeNeutron{snap: snapshot("n1", "n2")}
-	s := New(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true}, src, target)
+	s := newTestSyncer(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true}, src, target)
 	if _, err := s.Sync(ctx, Request{}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -64,7 +65,7 @@ func TestSyncOfTheWholeSiteReadsNeutronByChanges(t *testing.T) {
 			if tt.changes {
 				src = cn
 			}
-			s := New(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: tt.notified}, src, store)
+			s := newTestSyncer(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: tt.notified}, src, store)
 			if _, err := s.Sync(ctx, Request{}); err != nil {
 				t.Fatal(err)
 			}
@@ -112,28 +113,34 @@ func (unsaved) Resume(context.Context, changelog.Saved) error {
 	return errors.New("this test target cannot resume")
 }
 
-// The fakes must stay Followers: a Syncer tells one by its methods.
+// The fakes are Followers.
 var (
 	_ Follower = (*quietTarget)(nil)
 	_ Follower = (*editedTarget)(nil)
 )
 
+// read is a read of the store whole, as a State.
+func read(ctx context.Context, l reconcile.Lister) (reconcile.State, error) {
+	return reconcile.Stateless(l).Read(ctx)
+}
+
 func (q *quietTarget) List(ctx context.Context) ([]resource.Object, error) {
 	q.lists++
 	return q.Store.List(ctx)
 }
-func (q *quietTarget) Follow(ctx context.Context) ([]resource.Object, error) { return q.List(ctx) }
-func (q *quietTarget) Refresh(ctx context.Context) ([]resource.Object, changelog.Stats, error) {
+func (q *quietTarget) Requests() int64                                     { return 0 }
+func (q *quietTarget) Follow(ctx context.Context) (reconcile.State, error) { return read(ctx, q) }
+func (q *quietTarget) Refresh(ctx context.Context) (reconcile.State, changelog.Stats, error) {
 	q.checks++
 	return q.RefreshUnchecked(ctx)
 }
-func (q *quietTarget) RefreshUnchecked(ctx context.Context) ([]resource.Object, changelog.Stats, error) {
-	objs, err := q.Store.List(ctx)
-	return objs, changelog.Stats{}, err
+func (q *quietTarget) RefreshUnchecked(ctx context.Context) (reconcile.State, changelog.Stats, error) {
+	st, err := read(ctx, q.Store)
+	return st, changelog.Stats{}, err
 }
-func (q *quietTarget) Sweep(ctx context.Context) ([]resource.Object, []changelog.Miss, error) {
-	objs, err := q.List(ctx)
-	return objs, nil, err
+func (q *quietTarget) Sweep(ctx context.Context) (reconcile.State, []changelog.Miss, error) {
+	st, err := read(ctx, q)
+	return st, nil, err
 }
 
 // TestNothingChangedPlansNothing: with neither side changed since a sync
@@ -144,7 +151,7 @@ func TestNothingChangedPlansNothing(t *testing.T) {
 	owner := resource.NeutronOwner("a11")
 	target := &quietTarget{Store: memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"})}
 	src := &fakeNeutron{snap: snapshot("n1")}
-	s := New(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true}, src, target)
+	s := newTestSyncer(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true}, src, target)
 	steps := []struct {
 		name          string
 		req           Request
@@ -182,7 +189,7 @@ func TestNarrowedSyncLeavesTheCheckToTheCycle(t *testing.T) {
 	ctx := context.Background()
 	owner := resource.NeutronOwner("a11")
 	target := &quietTarget{Store: memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"})}
-	s := New(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true},
+	s := newTestSyncer(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true},
 		&fakeNeutron{snap: snapshot("n1")}, target)
 	steps := []struct {
 		name      string

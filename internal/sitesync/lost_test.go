@@ -27,7 +27,7 @@ func TestAgentLostAnswerNotDuplicated(t *testing.T) {
 		hold := &serverstall.HoldFirst{Paths: []string{"/api/ipam/vlans/", "/api/ipam/prefixes/", "/api/ipam/ip-addresses/"}, Hold: 2 * time.Second}
 		target := g.through(func(next http.RoundTripper) http.RoundTripper { hold.Next = next; return hold })
 		src := &fakeNeutron{snap: snapshot("n1", "n2")}
-		s := New(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: randomSitePolicy(owner)}, src,
+		s := newTestSyncer(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: randomSitePolicy(owner)}, src,
 			target(scope.Site(owner, "a11", []string{"a11-12-network"})))
 		out, err := s.Sync(ctx, Request{Sweep: true})
 		hold.Wait()

@@ -127,7 +127,7 @@ func TestNarrowedSyncMatchesFull(t *testing.T) {
 			pol := plan.DefaultPolicy(owner)
 			pol.AllowMassDelete = true
 			mc := neutron.MapConfig{Site: "a11", NamespacePerNetwork: perNetwork}
-			s := New(Config{Map: mc, Policy: pol}, src, store)
+			s := newTestSyncer(Config{Map: mc, Policy: pol}, src, store)
 			if _, err := s.Sync(ctx, Request{}); err != nil {
 				t.Fatalf("full sync: %v", err)
 			}

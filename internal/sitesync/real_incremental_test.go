@@ -130,7 +130,11 @@ func (g realTarget) seedSite(t *testing.T, spec, namespace, group string) {
 	static := resource.StaticOwner(spec)
 	seed := []resource.Object{&resource.Namespace{M: resource.Meta{Owner: static}, Name: namespace},
 		&resource.VLANGroup{M: resource.Meta{Owner: static}, Name: group}}
-	if _, err := g.target(scope.Static(static)).Apply(context.Background(), plan.Make(seed, nil, plan.DefaultPolicy(static)).Changes); err != nil {
+	r, err := reconcile.Plan(context.Background(), seed, g.target(scope.Static(static)), plan.Policy{Owner: static, Mode: plan.ModeCreateOnly})
+	if err == nil {
+		_, err = r.Apply(context.Background())
+	}
+	if err != nil {
 		t.Fatalf("seed the site's namespace and group: %v", err)
 	}
 }
@@ -230,8 +234,8 @@ func runRandomSite(t *testing.T, g realTarget, site *liveSite, rng *rand.Rand, s
 		if err != nil {
 			t.Fatal(err)
 		}
-		return New(Config{Map: neutron.MapConfig{Site: site.name, Namespace: site.name}, Policy: randomSitePolicy(owner),
-			Notified: true, Scope: sc, Rescope: target}, src, target(sc))
+		return newTestSyncer(Config{Map: neutron.MapConfig{Site: site.name, Namespace: site.name}, Policy: randomSitePolicy(owner),
+			Notified: true, Scope: sc, Rescope: rescopeOf(target)}, src, target(sc))
 	}
 	s := newSyncer(g.target)
 	// The agent saves its state after syncs now and then (at most once a

@@ -57,7 +57,7 @@ func TestRefusalFixedInTargetIsNotRepeated(t *testing.T) {
 		noPorts := snapshot("n1")
 		noPorts.Ports = nil
 		src := &fakeNeutron{snap: noPorts}
-		s := New(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11", Status: status}, Policy: plan.DefaultPolicy(owner), Notified: true},
+		s := newTestSyncer(Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11", Status: status}, Policy: plan.DefaultPolicy(owner), Notified: true},
 			src, g.target(scope.Site(owner, "a11", []string{"a11-12-network"})))
 		if _, err := s.Sync(ctx, Request{Sweep: true}); err != nil {
 			t.Fatalf("sweep: %v", err)

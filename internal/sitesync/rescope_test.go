@@ -9,7 +9,6 @@ import (
 	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
-	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 )
@@ -39,7 +38,7 @@ func TestVLANGroupsOfUnlistedPhysnetsAreRead(t *testing.T) {
 	store := memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"}, &resource.VLANGroup{Name: "a11-13-network"},
 		&resource.VLAN{Group: "a11-13-network", VID: 175, Name: "by-hand", Status: "Active"})
 	var scopes [][]string
-	rescope := func(sc scope.Scope) reconcile.Target {
+	rescope := func(sc scope.Scope) any {
 		scopes = append(scopes, sc.VLANGroups)
 		return scopedStore{store, sc}
 	}
@@ -48,7 +47,7 @@ func TestVLANGroupsOfUnlistedPhysnetsAreRead(t *testing.T) {
 	n.Segments = append(n.Segments, neutron.Segment{NetworkType: "vlan", PhysicalNetwork: "a11-13-network", SegmentationID: 175})
 	src := &fakeNeutron{snap: &neutron.Snapshot{Networks: []neutron.Network{n}, Subnets: []neutron.Subnet{sub}, Ports: ports}}
 	mc := neutron.MapConfig{Site: "a11", Namespace: "a11", PhysnetGroups: map[string]string{"a11-12-network": "a11-12-network"}}
-	s := New(Config{Map: mc, Policy: plan.DefaultPolicy(owner), Scope: sc, Rescope: rescope}, src, scopedStore{store, sc})
+	s := newTestSyncer(Config{Map: mc, Policy: plan.DefaultPolicy(owner), Scope: sc, Rescope: rescopeOf(rescope)}, src, scopedStore{store, sc})
 
 	out, err := s.Sync(ctx, Request{})
 	if err == nil || !strings.Contains(err.Error(), "conflict") || out.Writes != 0 || out.Plan == nil {

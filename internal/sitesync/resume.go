@@ -18,11 +18,10 @@ var ErrNotFollowing = errors.New("the target's view is not being followed")
 func (s *Syncer) Save() (scope.Scope, changelog.Saved, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, ok := s.target.(Follower)
-	if !ok || !s.following {
+	if s.follower == nil || !s.following {
 		return scope.Scope{}, changelog.Saved{}, ErrNotFollowing
 	}
-	saved, ok, err := f.Save()
+	saved, ok, err := s.follower.Save()
 	if err != nil {
 		return scope.Scope{}, changelog.Saved{}, err
 	}
@@ -41,17 +40,16 @@ func (s *Syncer) Save() (scope.Scope, changelog.Saved, error) {
 func (s *Syncer) Resume(ctx context.Context, sc scope.Scope, saved changelog.Saved) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	target := s.target
+	target, f := s.target, s.follower
 	if len(sc.VLANGroups) != len(s.cfg.Scope.VLANGroups) && s.cfg.Rescope != nil {
-		target = s.cfg.Rescope(sc)
+		target, f = s.cfg.Rescope(sc)
 	}
-	f, ok := target.(Follower)
-	if !ok {
+	if f == nil {
 		return ErrNotFollowing
 	}
 	if err := f.Resume(ctx, saved); err != nil {
 		return err
 	}
-	s.target, s.cfg.Scope, s.following = target, sc, true
+	s.target, s.follower, s.cfg.Scope, s.following = target, f, sc, true
 	return nil
 }

@@ -59,7 +59,7 @@ func BenchmarkResumeNeutron(b *testing.B) {
 			store := memory.New(seed...)
 			src := &fakeNeutron{snap: snap}
 			cfg := Config{Map: neutron.MapConfig{Site: "bench", Namespace: "bench"}, Policy: plan.DefaultPolicy(owner), Notified: true}
-			s := New(cfg, src, store)
+			s := newTestSyncer(cfg, src, store)
 			if _, err := s.Sync(ctx, Request{Sweep: true}); err != nil {
 				b.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func BenchmarkResumeNeutron(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				resumed := New(cfg, src, store)
+				resumed := newTestSyncer(cfg, src, store)
 				proof := make(chan Proof, 1)
 				proof <- Proof{Kept: true, Networks: changed}
 				resumed.ResumeNeutron(NeutronState{Snapshot: loaded.Neutron.Snapshot, LastRead: loaded.Neutron.LastRead}, proof)

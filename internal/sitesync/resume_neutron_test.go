@@ -43,7 +43,7 @@ func TestResumeNeutronWaitsForTheQueue(t *testing.T) {
 			store := memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"})
 			src := &fakeNeutron{snap: snapshot("n1")}
 			cfg := Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true}
-			s := New(cfg, src, store)
+			s := newTestSyncer(cfg, src, store)
 			if _, err := s.Sync(ctx, Request{Sweep: true}); err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +55,7 @@ func TestResumeNeutronWaitsForTheQueue(t *testing.T) {
 
 			// n2 comes while the agent is down.
 			src.snap = snapshot("n1", "n2")
-			resumed := New(cfg, src, store)
+			resumed := newTestSyncer(cfg, src, store)
 			proof := make(chan Proof, 1)
 			resumed.ResumeNeutron(st, proof)
 			proof <- tc.proof

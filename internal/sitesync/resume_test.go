@@ -30,8 +30,8 @@ func TestResumeFollowsOnFromSavedState(t *testing.T) {
 		sc := scope.Site(owner, "a11", []string{"a11-12-network"})
 		src := &fakeNeutron{snap: snapshot("n1")}
 		cfg := Config{Map: neutron.MapConfig{Site: "a11", Namespace: "a11"}, Policy: randomSitePolicy(owner), Notified: true, Scope: sc}
-		cfg.Rescope = g.target
-		s := New(cfg, src, g.target(sc))
+		cfg.Rescope = rescopeOf(g.target)
+		s := newTestSyncer(cfg, src, g.target(sc))
 		if _, err := s.Sync(ctx, Request{Sweep: true}); err != nil {
 			t.Fatalf("sweep: %v", err)
 		}
@@ -67,8 +67,8 @@ func TestResumeFollowsOnFromSavedState(t *testing.T) {
 		if err := st.Usable(header, sc, time.Now(), changelog.MaxGap); err != nil {
 			t.Fatal(err)
 		}
-		cfg.Rescope = g.fresh
-		resumed := New(cfg, src, g.fresh(sc))
+		cfg.Rescope = rescopeOf(g.fresh)
+		resumed := newTestSyncer(cfg, src, g.fresh(sc))
 		if err := resumed.Resume(ctx, st.Scope.Scope(), st.View); err != nil {
 			t.Fatalf("Resume: %v", err)
 		}

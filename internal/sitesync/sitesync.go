@@ -23,31 +23,30 @@ import (
 	"github.com/ipsync/ipsync/internal/scope"
 )
 
-// Source reads a site's Neutron, whole or by network.
+// Source reads a site's Neutron, whole or by network, and says which
+// networks changed since a time (Neutron's changed_since), or
+// neutron.ErrNoChangeFilter where it cannot.
 type Source interface {
 	Read(ctx context.Context) (*neutron.Snapshot, error)
 	ReadNetworks(ctx context.Context, ids []string) (*neutron.Snapshot, error)
-}
-
-// ChangeSource is a Source that can tell which networks changed since a
-// time (Neutron's changed_since); neutron.ErrNoChangeFilter says it cannot.
-type ChangeSource interface {
 	ChangedNetworks(ctx context.Context, since time.Time) ([]string, error)
+	// Requests is how many requests the source has sent.
+	Requests() int64
 }
 
-// Follower is a target that can keep what it read up to date from its
-// change log between whole reads (see changelog.Follower).
+// Follower keeps a target's read up to date from its change log between
+// whole reads (sot.Target, over changelog.Follower): every read is a
+// reconcile.State, which the plan made on it is written through.
 type Follower interface {
-	Follow(ctx context.Context) ([]resource.Object, error)
-	Refresh(ctx context.Context) ([]resource.Object, changelog.Stats, error)
-	RefreshUnchecked(ctx context.Context) ([]resource.Object, changelog.Stats, error)
-	Sweep(ctx context.Context) ([]resource.Object, []changelog.Miss, error)
+	Follow(ctx context.Context) (reconcile.State, error)
+	Refresh(ctx context.Context) (reconcile.State, changelog.Stats, error)
+	RefreshUnchecked(ctx context.Context) (reconcile.State, changelog.Stats, error)
+	Sweep(ctx context.Context) (reconcile.State, []changelog.Miss, error)
 	Save() (changelog.Saved, bool, error)
 	Resume(ctx context.Context, s changelog.Saved) error
+	// Requests is how many requests the target's client has sent.
+	Requests() int64
 }
-
-// counter is a side that counts the requests it sent.
-type counter interface{ Requests() int64 }
 
 // Config is one site's sync.
 type Config struct {
@@ -70,9 +69,10 @@ type Config struct {
 	// network not in physnet_groups maps to the group of its own name):
 	// a VLAN already there, unmarked or another owner's, is read and
 	// refused in the plan, as in a listed group, not found by a failed
-	// write. A grown scope is a new target, read whole.
+	// write. A grown scope is a new target, read whole; Rescope returns
+	// its follower too (nil for a target that keeps no change log).
 	Scope   scope.Scope
-	Rescope func(sc scope.Scope) reconcile.Target
+	Rescope func(sc scope.Scope) (reconcile.Target, Follower)
 }
 
 // Request is what one sync covers: the networks Neutron's notifications
@@ -131,12 +131,15 @@ func (e *UnreachableError) Error() string { return e.Side + " unreachable: " + e
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // Syncer keeps the last Neutron snapshot: a narrowed sync maps it, patched
-// with the named networks as Neutron has them now, in whole. A target that
-// is a Follower keeps its own view between whole reads.
+// with the named networks as Neutron has them now, in whole. A target with
+// a Follower keeps its own view between whole reads.
 type Syncer struct {
 	cfg    Config
 	source Source
 	target reconcile.Target
+	// follower follows the target's change log; nil where it keeps none
+	// (the in-memory target), which is then read whole every sync.
+	follower Follower
 
 	mu sync.Mutex // one sync at a time; guards the rest
 	// last is Neutron as the last successful sync saw it.
@@ -158,8 +161,9 @@ type Syncer struct {
 	settled bool
 }
 
-// New returns a Syncer.
-func New(cfg Config, source Source, target reconcile.Target) *Syncer {
+// New returns a Syncer of target, whose change log follower follows (nil
+// for a target read whole every sync).
+func New(cfg Config, source Source, target reconcile.Target, follower Follower) *Syncer {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -169,7 +173,7 @@ func New(cfg Config, source Source, target reconcile.Target) *Syncer {
 	if cfg.TargetSide == "" {
 		cfg.TargetSide = "nautobot"
 	}
-	return &Syncer{cfg: cfg, source: source, target: target}
+	return &Syncer{cfg: cfg, source: source, target: target, follower: follower}
 }
 
 // Sync reads both sides, plans and writes, as req asks. Before the first
@@ -204,10 +208,10 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	narrowed := len(req.Networks) > 0 && !req.Full && !req.NeutronWhole && !sweep
 	wasSettled := s.settled
 	started := s.cfg.Clock.Now()
-	before := map[string]int64{"neutron": requests(s.source), "target": requests(s.target)}
+	before := map[string]int64{"neutron": s.source.Requests(), "target": s.targetRequests()}
 	defer func() {
-		out.Reads["neutron"] = int(requests(s.source) - before["neutron"])
-		out.Reads["target"] = int(requests(s.target) - before["target"])
+		out.Reads["neutron"] = int(s.source.Requests() - before["neutron"])
+		out.Reads["target"] = int(s.targetRequests() - before["target"])
 	}()
 
 	snap, sc, err := s.readNeutron(ctx, req, sweep, narrowed, &out)
@@ -223,7 +227,7 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 		s.last, s.settled = snap, false
 		return out, nil
 	}
-	current, changed, err := s.readTarget(ctx, sweep, narrowed, &out)
+	st, changed, err := s.readTarget(ctx, sweep, narrowed, &out)
 	if err != nil {
 		s.settled = false
 		return out, &UnreachableError{Side: s.cfg.TargetSide, Err: err}
@@ -232,7 +236,7 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 		// The views are current; what they call for is the holder's to
 		// plan, and this agent's first sync as the holder plans it.
 		if sweep {
-			s.neutronMisses(snap, current, &out)
+			s.neutronMisses(snap, st.Objects(), &out)
 		}
 		s.last, s.settled = snap, false
 		if !narrowed {
@@ -258,7 +262,7 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 		}
 		return objs, nil
 	}
-	r, err := reconcile.MakeFrom(ctx, s.target, current, desired, s.cfg.Policy, sc)
+	r, err := reconcile.MakeOn(ctx, st, desired, s.cfg.Policy, sc, s.target.Server())
 	if err != nil {
 		s.following, s.settled = false, false
 		return out, &UnreachableError{Side: s.cfg.TargetSide, Err: err}
@@ -302,7 +306,7 @@ func (s *Syncer) rescope(snap *neutron.Snapshot) {
 	slices.Sort(groups)
 	s.cfg.Log.Info("VLAN groups read widened to those of Neutron's physical networks", "groups", groups)
 	s.cfg.Scope.VLANGroups = groups
-	s.target = s.cfg.Rescope(s.cfg.Scope)
+	s.target, s.follower = s.cfg.Rescope(s.cfg.Scope)
 	s.following, s.settled = false, false
 }
 
@@ -388,8 +392,8 @@ func (s *Syncer) changedNetworks(ctx context.Context) (ids []string, told bool, 
 	if !s.cfg.Notified {
 		return nil, false, nil
 	}
-	if cs, ok := s.source.(ChangeSource); ok && !s.noChangedSince && !s.lastRead.IsZero() {
-		ids, err := cs.ChangedNetworks(ctx, s.lastRead.Add(-changelog.Overlap))
+	if !s.noChangedSince && !s.lastRead.IsZero() {
+		ids, err := s.source.ChangedNetworks(ctx, s.lastRead.Add(-changelog.Overlap))
 		switch {
 		case errors.Is(err, neutron.ErrNoChangeFilter):
 			s.noChangedSince = true
@@ -410,61 +414,73 @@ func (s *Syncer) changedNetworks(ctx context.Context) (ids []string, told bool, 
 // which runs every cycle: a notification costs no check, and a write the
 // narrowed sync bases on a view the log left stale is one whose owner
 // the write confirms, or a create the target refuses as taken.
-func (s *Syncer) readTarget(ctx context.Context, sweep, narrowed bool, out *Outcome) (current []resource.Object, changed bool, err error) {
-	f, ok := s.target.(Follower)
-	if !ok {
-		out.Whole["target"] = true
-		current, err = s.target.List(ctx)
-		out.Objects["target"] = len(current)
-		return current, true, err
+func (s *Syncer) readTarget(ctx context.Context, sweep, narrowed bool, out *Outcome) (reconcile.State, bool, error) {
+	f := s.follower
+	if f == nil {
+		return s.readWhole(ctx, out)
 	}
 	if !sweep && s.following {
 		refresh := f.Refresh
 		if narrowed {
 			refresh = f.RefreshUnchecked
 		}
-		view, st, err := refresh(ctx)
+		view, stats, err := refresh(ctx)
 		if err == nil {
-			out.Objects["target"] = st.Read + st.Checked
+			out.Objects["target"] = stats.Read + stats.Checked
 			// What the check of the view found the log had not named
 			// is a miss like a sweep's: counted, and logged.
-			for _, m := range st.Missed {
+			for _, m := range stats.Missed {
 				out.Misses["target"] = append(out.Misses["target"], m.String())
 			}
-			return view, st.Reread > 0 || st.Gone > 0, nil
+			return view, stats.Reread > 0 || stats.Gone > 0, nil
 		}
 		s.cfg.Log.Info("target read whole: its change log cannot be followed", "reason", err)
 	}
 	s.following = false
 	out.Whole["target"] = true
-	var misses []changelog.Miss
+	var (
+		st     reconcile.State
+		misses []changelog.Miss
+		err    error
+	)
 	if sweep {
-		current, misses, err = f.Sweep(ctx)
+		st, misses, err = f.Sweep(ctx)
 	} else {
-		current, err = f.Follow(ctx)
+		st, err = f.Follow(ctx)
 	}
 	if _, unreadable := errors.AsType[*changelog.UnreadableError](err); unreadable {
 		s.cfg.Log.Warn("target read whole every sync: its change log cannot be read (does the token allow viewing object changes?)", "err", err)
-		current, err = s.target.List(ctx)
-		out.Objects["target"] = len(current)
-		return current, true, err
+		return s.readWhole(ctx, out)
 	}
 	if err != nil {
 		return nil, true, err
 	}
 	s.following = true
-	out.Objects["target"] = len(current)
+	out.Objects["target"] = len(st.Objects())
 	for _, m := range misses {
 		out.Misses["target"] = append(out.Misses["target"], m.String())
 	}
-	return current, true, nil
+	return st, true, nil
 }
 
-func requests(side any) int64 {
-	if c, ok := side.(counter); ok {
-		return c.Requests()
+// readWhole reads the target whole, without its change log.
+func (s *Syncer) readWhole(ctx context.Context, out *Outcome) (reconcile.State, bool, error) {
+	out.Whole["target"] = true
+	st, err := s.target.Read(ctx)
+	if err != nil {
+		return nil, true, err
 	}
-	return 0
+	out.Objects["target"] = len(st.Objects())
+	return st, true, nil
+}
+
+// targetRequests is how many requests the target has sent: none for a
+// target without a follower, which is the in-memory one.
+func (s *Syncer) targetRequests() int64 {
+	if s.follower == nil {
+		return 0
+	}
+	return s.follower.Requests()
 }
 
 func records(s *neutron.Snapshot) int {
@@ -476,7 +492,7 @@ func (s *Syncer) apply(ctx context.Context, r *reconcile.Result, report neutron.
 	if s.cfg.DryRun {
 		return out, nil
 	}
-	n, err := r.Apply(ctx, s.target)
+	n, err := r.Apply(ctx)
 	out.Writes = n
 	if err != nil {
 		return out, fmt.Errorf("site %s: %w", s.cfg.Map.Site, err)

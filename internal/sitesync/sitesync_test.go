@@ -3,14 +3,18 @@ package sitesync
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
+	"github.com/ipsync/ipsync/internal/scope"
 )
 
 // fakeNeutron serves a snapshot and counts how it was read.
@@ -23,6 +27,36 @@ type fakeNeutron struct {
 func (f *fakeNeutron) Read(context.Context) (*neutron.Snapshot, error) {
 	f.full++
 	return f.snap, f.err
+}
+
+// ChangedNetworks is refused: the fake keeps no time of changes.
+func (f *fakeNeutron) ChangedNetworks(context.Context, time.Time) ([]string, error) {
+	return nil, neutron.ErrNoChangeFilter
+}
+
+func (f *fakeNeutron) Requests() int64 { return 0 }
+
+// newTestSyncer is New with t as the tests hand targets: a target, or a
+// lister read whole (a memory store), followed where it is a Follower.
+func newTestSyncer(cfg Config, src Source, t any) *Syncer {
+	target, f := targetOf(t)
+	return New(cfg, src, target, f)
+}
+
+func targetOf(t any) (reconcile.Target, Follower) {
+	f, _ := t.(Follower)
+	switch x := t.(type) {
+	case reconcile.Target:
+		return x, f
+	case reconcile.Lister:
+		return reconcile.Stateless(x), f
+	}
+	panic(fmt.Sprintf("%T is no target", t))
+}
+
+// rescopeOf is a test's rescope as Config.Rescope takes it.
+func rescopeOf[T any](rescope func(scope.Scope) T) func(scope.Scope) (reconcile.Target, Follower) {
+	return func(sc scope.Scope) (reconcile.Target, Follower) { return targetOf(rescope(sc)) }
 }
 
 func (f *fakeNeutron) ReadNetworks(_ context.Context, ids []string) (*neutron.Snapshot, error) {
@@ -81,7 +115,7 @@ func TestFullThenNarrowed(t *testing.T) {
 	store := memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"})
 	src := &fakeNeutron{snap: snapshot("n1", "n2")}
 	pol := plan.DefaultPolicy(owner)
-	s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: pol}, src, store)
+	s := newTestSyncer(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: pol}, src, store)
 
 	out, err := s.Sync(ctx, Request{})
 	if err != nil {
@@ -119,7 +153,7 @@ func TestUnreachableSidesDeleteNothing(t *testing.T) {
 	owner := resource.NeutronOwner("a11")
 	store := memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"})
 	src := &fakeNeutron{snap: snapshot("n1")}
-	s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner)}, src, store)
+	s := newTestSyncer(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner)}, src, store)
 	if _, err := s.Sync(ctx, Request{}); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +189,7 @@ func TestLeaksSayWhatIsSynced(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner)}, &fakeNeutron{snap: tt.snap}, tt.store)
+			s := newTestSyncer(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner)}, &fakeNeutron{snap: tt.snap}, tt.store)
 			out, err := s.Sync(context.Background(), Request{})
 			if err != nil {
 				t.Fatal(err)

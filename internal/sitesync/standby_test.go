@@ -10,7 +10,6 @@ import (
 	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
-	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 )
@@ -26,7 +25,7 @@ func TestStandbyKeepsItsViewsForTheTakeover(t *testing.T) {
 	target := &quietTarget{Store: store}
 	// Neutron's default filter validation: no changed_since.
 	src := &changingNeutron{fakeNeutron: fakeNeutron{snap: snapshot("n1")}, refuse: true}
-	s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true}, src, target)
+	s := newTestSyncer(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true}, src, target)
 
 	steps := []struct {
 		name string
@@ -87,13 +86,13 @@ func TestStandbyReadsAGrownScopeAtOnce(t *testing.T) {
 	owner := resource.NeutronOwner("a11")
 	store := memory.New(&resource.Namespace{Name: "a11"}, &resource.VLANGroup{Name: "a11-12-network"}, &resource.VLANGroup{Name: "a11-13-network"})
 	var targets []*quietTarget
-	rescope := func(scope.Scope) reconcile.Target {
+	rescope := func(scope.Scope) any {
 		targets = append(targets, &quietTarget{Store: store})
 		return targets[len(targets)-1]
 	}
 	sc := scope.Site(owner, "a11", []string{"a11-12-network"})
 	src := &changingNeutron{fakeNeutron: fakeNeutron{snap: snapshot("n1")}}
-	s := New(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true, Scope: sc, Rescope: rescope},
+	s := newTestSyncer(Config{Map: neutron.MapConfig{Site: "a11"}, Policy: plan.DefaultPolicy(owner), Notified: true, Scope: sc, Rescope: rescopeOf(rescope)},
 		src, rescope(sc))
 	if _, err := s.Sync(ctx, Request{Sweep: true, Standby: true}); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package sot
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ipsync/ipsync/internal/bulkwrite"
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/httpapi"
 	"github.com/ipsync/ipsync/internal/plan"
@@ -91,7 +93,7 @@ func TestList(t *testing.T) {
 			t.Errorf("learnt %s = %q, %v; want %q", key, id, ok, want)
 		}
 	}
-	if n := r.(*fakeReader).resolved; n != 1 {
+	if n := r.resolved; n != 1 {
 		t.Errorf("Resolve called %d times, want 1", n)
 	}
 	if got := r.Names().Namespaces; len(got) != 3 {
@@ -298,75 +300,101 @@ func TestRereaderNames(t *testing.T) {
 	}
 }
 
-// TestTargetNames: Names after List takes the listed read's names, once;
-// later ones read them again.
-func TestTargetNames(t *testing.T) {
+// TestTargetRead: a State holds the objects of one read and the names
+// that read was made with, whatever the server holds since.
+func TestTargetRead(t *testing.T) {
 	w := newWorld()
 	d := newDialect(w)
 	tg := NewTarget(d, testScope, FollowedLog{})
-	if _, err := tg.List(bg); err != nil {
+	st, err := tg.Read(bg)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if w.begins != 1 {
-		t.Fatalf("List began %d reads, want 1", w.begins)
+	if w.begins != 1 || !slices.Equal(keys(st.Objects()), wholeRead) {
+		t.Fatalf("Read = %q after %d reads begun; want the whole read, one read", keys(st.Objects()), w.begins)
 	}
-	// The names the plan checks are those of the objects listed, even
-	// after a namespace is renamed.
 	w.ns["n1"] = wireNamed{ID: "n1", Name: "renamed"}
-	names, err := tg.Names(bg)
-	if err != nil || !names[resource.KindNamespace]["site-a"] || w.begins != 1 {
-		t.Errorf("Names after List = %v, %v, %d reads begun; want the listed read's, no read", names, err, w.begins)
+	if names := st.Names(); !names[resource.KindNamespace]["site-a"] || names[resource.KindNamespace]["renamed"] || w.begins != 1 {
+		t.Errorf("Names after a rename = %v, %d reads begun; want the read's own, no read", names, w.begins)
 	}
-	names, err = tg.Names(bg)
-	if err != nil || w.begins != 2 {
-		t.Errorf("second Names = %v, %v, %d reads begun; want a read begun", names, err, w.begins)
+	again, err := tg.Read(bg)
+	if err != nil || !again.Names()[resource.KindNamespace]["renamed"] || w.begins != 2 {
+		t.Errorf("second Read's names = %v, %v, %d reads begun; want a read begun", again.Names(), err, w.begins)
+	}
+	if names, err := Names(bg, Dialect[string, *fakeReader](d)); err != nil || names == nil {
+		t.Errorf("Names = %v, %v", names, err)
 	}
 	w.fail["begin"] = true
-	if _, err := tg.Names(bg); !errors.Is(err, errFake) || !strings.Contains(err.Error(), "read fakebox names") {
+	if _, err := tg.Read(bg); !errors.Is(err, errFake) || !strings.Contains(err.Error(), "read fakebox") {
+		t.Errorf("Read failing = %v, want the error, naming what was read", err)
+	}
+	if _, err := Names(bg, Dialect[string, *fakeReader](d)); !errors.Is(err, errFake) || !strings.Contains(err.Error(), "read fakebox names") {
 		t.Errorf("Names failing = %v, want the error, naming what was read", err)
 	}
-	if _, err := tg.List(bg); !errors.Is(err, errFake) {
-		t.Errorf("List failing = %v", err)
+	if _, err := Prepare(bg, Dialect[string, *fakeReader](d)); !errors.Is(err, errFake) || !strings.Contains(err.Error(), "read fakebox") {
+		t.Errorf("Prepare failing = %v", err)
 	}
-	if _, err := tg.Names(bg); !errors.Is(err, errFake) {
-		t.Errorf("Names after a failed List = %v, want a read of the names", err)
+	if _, err := Apply(bg, Dialect[string, *fakeReader](d), d.Write, nil); !errors.Is(err, errFake) {
+		t.Errorf("Apply with Prepare failing = %v", err)
+	}
+	w.fail["begin"] = false
+	r, err := Prepare(bg, Dialect[string, *fakeReader](d))
+	if err != nil || r.names.Namespaces["n1"] != "renamed" || len(r.names.Groups) == 0 {
+		t.Errorf("Prepare = %v; want the namespaces and groups named", err)
+	}
+	if res, err := Apply(bg, Dialect[string, *fakeReader](d), d.Write, []plan.Change{{Action: plan.Create}}); err != nil || res.Written != 1 {
+		t.Errorf("Apply = %+v, %v; want 1 written", res, err)
 	}
 }
 
-// TestTargetGlue: the rest of a Target is its dialect's.
+// TestTargetGlue: a State checks and writes through its dialect with the
+// read it holds.
 func TestTargetGlue(t *testing.T) {
 	w := newWorld()
 	tg := NewTarget(newDialect(w), testScope, FollowedLog{})
 	if tg.Server() != "Fakebox" {
 		t.Errorf("Server = %q", tg.Server())
 	}
-	n, err := tg.Apply(bg, []plan.Change{{Action: plan.Create}, {Action: plan.Delete}})
+	st, err := tg.Read(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.Apply(bg, []plan.Change{{Action: plan.Create}, {Action: plan.Delete}})
 	if n != 2 || err != nil {
 		t.Errorf("Apply = %d, %v; want 2 written", n, err)
 	}
 	o := &resource.VLAN{Group: "g", VID: 1}
-	if got := tg.AsStored(o); got == resource.Object(o) || got.Key() != o.Key() {
+	if got := st.AsStored(o); got == resource.Object(o) || got.Key() != o.Key() {
 		t.Errorf("AsStored = %v, want the dialect's copy", got)
 	}
 	var fe *FieldError
-	if err := tg.Check(&resource.ASN{ASN: 1}); !errors.As(err, &fe) || fe.Field() != "asn" || fe.Error() == "" {
+	if err := st.Check(&resource.ASN{ASN: 1}); !errors.As(err, &fe) || fe.Field() != "asn" || fe.Error() == "" {
 		t.Errorf("Check = %v, want a *FieldError about asn", err)
 	}
-	if err := tg.Check(o); err != nil {
+	if err := st.Check(o); err != nil {
 		t.Errorf("Check(vlan) = %v", err)
 	}
 	if tg.Requests() != 0 {
 		t.Errorf("Requests = %d, want 0", tg.Requests())
 	}
+	var with *fakeReader
+	tg.WritingWith(func(_ context.Context, r *fakeReader, ch []plan.Change) (bulkwrite.Result, error) {
+		with = r
+		return bulkwrite.Result{Written: 7}, nil
+	})
+	st, _ = tg.Read(bg)
+	if n, err := st.Apply(bg, nil); n != 7 || err != nil || with == nil || with != st.(*State[string, *fakeReader]).Read() {
+		t.Errorf("Apply after WritingWith = %d, %v; want the writer's, given the state's read", n, err)
+	}
 }
 
-// TestFollowed: the follower's whole reads and restores become the reads
-// a plan's names come from.
+// TestFollowed: the follower's whole reads and restores are the reads
+// the States of its view check and write with.
 func TestFollowed(t *testing.T) {
 	w := newWorld()
 	d := newDialect(w)
 	tg := NewTarget(d, testScope, FollowedLog{})
-	f := followed[string]{t: tg}
+	f := followed[string, *fakeReader]{t: tg}
 	objs, rr, err := f.ReadWhole(bg)
 	if err != nil || !slices.Equal(keys(objs), wholeRead) {
 		t.Fatalf("ReadWhole = %q, %v", keys(objs), err)
@@ -374,15 +402,13 @@ func TestFollowed(t *testing.T) {
 	if ns := rr.(rereader[string]).namespace; ns != "VRF" {
 		t.Errorf("rereader's namespace word = %q, want the dialect's", ns)
 	}
-	if _, err := tg.Names(bg); err != nil || w.begins != 1 {
-		t.Errorf("Names after ReadWhole: %v, %d reads begun; want the whole read's names", err, w.begins)
+	whole := tg.lastWhole()
+	if whole == nil || Reader[string](whole) != rr.(rereader[string]).last {
+		t.Fatalf("the target's whole read is not the follower's")
 	}
-	if _, err := tg.Names(bg); err != nil || w.begins != 2 {
-		t.Errorf("second Names: %v, %d reads begun; want a read", err, w.begins)
-	}
-	f.Reused()
-	if _, err := tg.Names(bg); err != nil || w.begins != 2 {
-		t.Errorf("Names after Reused: %v, %d reads begun; want the whole read's names again", err, w.begins)
+	st := tg.state(objs, tg.lastWhole())
+	if !st.Names()[resource.KindNamespace]["site-a"] || w.begins != 1 {
+		t.Errorf("a view's names = %v, %d reads begun; want the whole read's", st.Names(), w.begins)
 	}
 
 	saved, err := rr.Names()
@@ -391,7 +417,7 @@ func TestFollowed(t *testing.T) {
 	}
 	w2 := newWorld()
 	tg2 := NewTarget(newDialect(w2), testScope, FollowedLog{})
-	rr2, err := followed[string]{t: tg2}.Restore(bg, saved, objs)
+	rr2, err := followed[string, *fakeReader]{t: tg2}.Restore(bg, saved, objs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,24 +426,24 @@ func TestFollowed(t *testing.T) {
 	if err != nil || !slices.Equal(keys(got), []string{"prefix site-a/10.0.1.0/24 p2"}) || w2.begins != 0 {
 		t.Errorf("Reread after Restore = %q, %v, %d reads begun", keys(got), err, w2.begins)
 	}
-	if _, err := tg2.Names(bg); err != nil || w2.begins != 0 {
-		t.Errorf("Names after Restore: %v, %d reads begun; want the restored names", err, w2.begins)
+	if st := tg2.state(objs, tg2.lastWhole()); !st.Names()[resource.KindNamespace]["site-a"] || w2.begins != 0 {
+		t.Errorf("a restored view's names = %v, %d reads begun; want the restored names", st.Names(), w2.begins)
 	}
 
-	if _, err := (followed[string]{t: tg2}).Restore(bg, []byte("{"), nil); err == nil {
+	if _, err := (followed[string, *fakeReader]{t: tg2}).Restore(bg, []byte("{"), nil); err == nil {
 		t.Error("Restore of a garbled save succeeded")
 	}
 	w2.fail["restore"] = true
-	if _, err := (followed[string]{t: tg2}).Restore(bg, saved, nil); !errors.Is(err, errFake) {
+	if _, err := (followed[string, *fakeReader]{t: tg2}).Restore(bg, saved, nil); !errors.Is(err, errFake) {
 		t.Errorf("Restore failing = %v", err)
 	}
 	sc := testScope
 	sc.Kinds = []resource.Kind{resource.KindSegmentRange}
 	bad := NewTarget(newDialect(newWorld()), sc, FollowedLog{})
-	if _, err := (followed[string]{t: bad}).Restore(bg, saved, nil); err == nil {
+	if _, err := (followed[string, *fakeReader]{t: bad}).Restore(bg, saved, nil); err == nil {
 		t.Error("Restore of a scope with a kind no server holds succeeded")
 	}
-	if _, _, err := (followed[string]{t: bad}).ReadWhole(bg); err == nil {
+	if _, _, err := (followed[string, *fakeReader]{t: bad}).ReadWhole(bg); err == nil {
 		t.Error("ReadWhole of a scope with a kind no server holds succeeded")
 	}
 }

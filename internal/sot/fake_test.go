@@ -300,12 +300,12 @@ type fakeDialect struct {
 	api    *httpapi.Client
 }
 
-var _ Dialect[string] = (*fakeDialect)(nil)
+var _ Dialect[string, *fakeReader] = (*fakeDialect)(nil)
 
 func (d *fakeDialect) Server() string    { return "Fakebox" }
 func (d *fakeDialect) Namespace() string { return "VRF" }
 
-func (d *fakeDialect) Begin(_ context.Context, sc scope.Scope, kinds []resource.Kind) (Reader[string], error) {
+func (d *fakeDialect) Begin(_ context.Context, sc scope.Scope, kinds []resource.Kind) (*fakeReader, error) {
 	d.w.mu.Lock()
 	d.w.begins++
 	d.w.mu.Unlock()
@@ -315,7 +315,7 @@ func (d *fakeDialect) Begin(_ context.Context, sc scope.Scope, kinds []resource.
 	return &fakeReader{w: d.w, sc: sc, want: kinds, names: newNames(), learnt: &d.learnt}, nil
 }
 
-func (d *fakeDialect) Restore(sc scope.Scope, kinds []resource.Kind, saved []byte, _ []resource.Object) (Reader[string], error) {
+func (d *fakeDialect) Restore(sc scope.Scope, kinds []resource.Kind, saved []byte, _ []resource.Object) (*fakeReader, error) {
 	if err := d.w.failing("restore"); err != nil {
 		return nil, err
 	}
@@ -326,14 +326,20 @@ func (d *fakeDialect) Restore(sc scope.Scope, kinds []resource.Kind, saved []byt
 	return &fakeReader{w: d.w, sc: sc, want: kinds, names: names, learnt: &d.learnt}, nil
 }
 
-func (d *fakeDialect) Check(o resource.Object) error {
+func (d *fakeDialect) Check(r *fakeReader, o resource.Object) error {
 	if _, ok := o.(*resource.ASN); ok {
 		return FieldProblem("asn", "Fakebox holds no ASNs")
+	}
+	if r == nil {
+		return errors.New("checked without a read")
 	}
 	return nil
 }
 
-func (d *fakeDialect) Apply(_ context.Context, changes []plan.Change) (bulkwrite.Result, error) {
+func (d *fakeDialect) Write(_ context.Context, r *fakeReader, changes []plan.Change) (bulkwrite.Result, error) {
+	if r == nil {
+		return bulkwrite.Result{}, errors.New("written without a read")
+	}
 	return bulkwrite.Result{Written: len(changes)}, d.w.failing("apply")
 }
 

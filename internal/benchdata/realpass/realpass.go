@@ -58,7 +58,7 @@ func Run(b *testing.B, srv Counted, objs []resource.Object, owner resource.Owner
 			b.Fatalf("%s: preflight: %v", name, err)
 		}
 		planned := time.Since(start)
-		n, err := res.Apply(ctx, t)
+		n, err := res.Apply(ctx)
 		if err != nil {
 			b.Fatalf("%s: apply: %v", name, err)
 		}
