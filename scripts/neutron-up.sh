@@ -2,13 +2,20 @@
 # A real OpenStack Neutron on loopback for ipsync's integration tests and
 # benchmarks: Debian's neutron-server with noauth, ML2 (vlan, vxlan, flat),
 # routed networks (segments), network segment ranges, MariaDB (as in
-# production; scripts/mariadb-up.sh) and the fake RPC transport. No
-# Keystone, no agents; RabbitMQ only for notifications, when asked.
+# production; scripts/mariadb-up.sh) and the fake RPC transport; when asked,
+# networking-baremetal's ML2 mechanism driver (Debian's
+# python3-ironic-neutron-agent), which binds bare-metal ports (vnic_type
+# baremetal) to the segments of the physical networks their node's agent
+# reports. No Keystone, no agent processes; RabbitMQ only for
+# notifications, when asked.
 #
 #   scripts/neutron-up.sh start              install packages if missing, write config, start, wait, print the URL
 #   scripts/neutron-up.sh stop               stop the server this script started (by its pid file)
 #   scripts/neutron-up.sh url                print the URL of the running server
 #   scripts/neutron-up.sh map-host SEG HOST  map a routed-network segment to a host (agents do this in production)
+#   scripts/neutron-up.sh report-agent NODE PHYSNET...
+#                                            report a bare-metal node's agent state, as networking-baremetal's
+#                                            ironic-neutron-agent does for each node it manages (below)
 #
 # Env:
 #   NEUTRON_PORT         port on 127.0.0.1 (default 9696)
@@ -25,6 +32,12 @@
 #   NEUTRON_NOTIFY_URL   rabbit://user:pass@host:port/ to publish oslo notifications to (default: none)
 #   NEUTRON_FILTER_VALIDATION  true (Neutron's default) or false; false lets lists take changed_since,
 #                        which Neutron's filter validation refuses as an unknown filter
+#   NEUTRON_MECH_DRIVERS ML2 mechanism_drivers (default none: a port with a host fails to bind);
+#                        baremetal binds bare-metal ports on the nodes report-agent names.
+#                        networking-baremetal 6.0.0 answers 500 to a network created with
+#                        several segments at once ("segments": [...]): its postcommit reads
+#                        provider:network_type, which such a network lacks; create the
+#                        network with one segment and add the others through /segments
 #
 # Each start begins with an empty database unless NEUTRON_KEEP_DB=1.
 set -euo pipefail
@@ -40,7 +53,8 @@ URL=http://127.0.0.1:$PORT
 DB=${NEUTRON_DB:-mariadb}
 DBNAME=neutron_$PORT
 HERE=$(cd "$(dirname "$0")" && pwd)
-PACKAGES="python3-neutron python3-pymysql curl jq sqlite3"
+PACKAGES="python3-neutron python3-ironic-neutron-agent python3-pymysql curl jq sqlite3"
+MECH=${NEUTRON_MECH_DRIVERS:-}
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -87,6 +101,9 @@ filter_validation = ${NEUTRON_FILTER_VALIDATION:-true}
 state_path = $D/state
 notify_nova_on_port_status_changes = false
 notify_nova_on_port_data_changes = false
+# Agents report through report-agent, when a test says so, not every 30 s:
+# an agent stays alive (bindable) for an hour after its last report.
+agent_down_time = 3600
 dns_domain = site.example.
 debug = false
 log_file = $D/log/neutron-server.log
@@ -102,7 +119,7 @@ quota_port = -1
 [ml2]
 type_drivers = flat,vlan,vxlan
 tenant_network_types = vlan,vxlan
-mechanism_drivers =
+mechanism_drivers = $MECH
 extension_drivers = port_security,dns
 [ml2_type_vlan]
 network_vlan_ranges = $VLAN_RANGES
@@ -121,6 +138,49 @@ transport_url = $NEUTRON_NOTIFY_URL
 topics = notifications
 EOF
   fi
+  # An L2 agent reports its state over RPC, which the fake transport cannot
+  # carry from another process; this app hands a node's state, built by
+  # networking-baremetal's own agent code, to the RPC endpoint that receives
+  # it (AgentExtRpcCallback.report_state) inside the server. What follows
+  # is the server's: the agents row, the segment host mappings of the
+  # node's physical networks, and the driver binding ports to them.
+  cat >"$D/etc/ipsync_test_rpc.py" <<'EOF'
+import datetime
+import json
+
+import webob
+import webob.dec
+from networking_baremetal.agent import ironic_neutron_agent
+from neutron.db import agents_db
+from neutron_lib import constants
+from neutron_lib import context
+from neutron_lib.plugins import directory
+
+
+def app_factory(global_conf, **local_conf):
+    return report_state
+
+
+@webob.dec.wsgify
+def report_state(req):
+    if req.method != 'POST':
+        return webob.Response(status=405)
+    body = json.loads(req.body)
+    # As the agent's _report_state: one state per node, its physical
+    # networks those of the node's Ironic ports; start_flag as when a
+    # node's configuration changed.
+    state = ironic_neutron_agent.BaremetalNeutronAgent.get_template_node_state(None, body['host'])
+    for physnet in body['physical_networks']:
+        state['configurations']['bridge_mappings'][physnet] = 'yes'
+    state['start_flag'] = True
+    time = datetime.datetime.utcnow().strftime(constants.ISO8601_TIME_FORMAT)
+    status = agents_db.AgentExtRpcCallback(directory.get_plugin()).report_state(
+        context.get_admin_context(), agent_state={'agent_state': state}, time=time)
+    plugin = directory.get_plugin()
+    # Whether anything binds the node's ports: the mechanism drivers loaded.
+    drivers = sorted(plugin.mechanism_manager.mech_drivers)
+    return webob.Response(json={'status': status, 'agent_state': state, 'mechanism_drivers': drivers})
+EOF
   # Neutron's stock api-paste.ini, reduced to the noauth pipelines.
   cat >"$D/etc/api-paste.ini" <<EOF
 [composite:neutron]
@@ -128,6 +188,7 @@ use = egg:Paste#urlmap
 /: neutronversions_composite
 /healthcheck: healthcheck
 /v2.0: neutronapi_v2_0
+/test-rpc/report-state: report_state
 
 [composite:neutronapi_v2_0]
 use = call:neutron.auth:pipeline_factory
@@ -161,6 +222,9 @@ paste.app_factory = neutron.pecan_wsgi.app:versions_factory
 
 [app:neutronapiapp_v2_0]
 paste.app_factory = neutron.api.v2.router:APIRouter.factory
+
+[app:report_state]
+paste.app_factory = ipsync_test_rpc:app_factory
 
 [app:healthcheck]
 paste.app_factory = oslo_middleware:Healthcheck.app_factory
@@ -214,7 +278,7 @@ start() {
   if [ -z "${NEUTRON_KEEP_DB:-}" ] || ! db_exists; then create_db; fi
   local t0; t0=$(date +%s%N)
   # setsid: the server outlives the shell that started it.
-  setsid nohup $PY -c 'import sys; from neutron.cmd.eventlet.server import main; sys.exit(main())' \
+  PYTHONPATH="$D/etc" setsid nohup $PY -c 'import sys; from neutron.cmd.eventlet.server import main; sys.exit(main())' \
     --config-file "$D/etc/neutron.conf" >"$D/log/neutron-server.out" 2>&1 </dev/null &
   echo $! >"$PIDFILE"
   for _ in $(seq 1 240); do
@@ -244,6 +308,18 @@ map_host() {
   fi
 }
 
+# report_agent NODE PHYSNET...: what networking-baremetal's agent reports
+# for a node whose Ironic ports are on those physical networks.
+report_agent() {
+  running || { echo "neutron-server not running ($D)" >&2; return 1; }
+  local host=$1 nets
+  shift
+  nets=$(printf '%s\n' "$@" | jq -R . | jq -sc .)
+  curl -sS -f -X POST -H 'Content-Type: application/json' "$URL/test-rpc/report-state" \
+    -d "$(jq -nc --arg h "$host" --argjson n "$nets" '{host: $h, physical_networks: $n}')"
+  echo
+}
+
 case "${1:-}" in
 start) start ;;
 stop) stop ;;
@@ -252,8 +328,13 @@ map-host)
   [ $# -eq 3 ] || { echo "usage: $0 map-host SEGMENT_ID HOST" >&2; exit 2; }
   map_host "$2" "$3"
   ;;
+report-agent)
+  [ $# -ge 3 ] || { echo "usage: $0 report-agent NODE PHYSNET..." >&2; exit 2; }
+  shift
+  report_agent "$@"
+  ;;
 *)
-  echo "usage: $0 start|stop|url|map-host SEGMENT_ID HOST" >&2
+  echo "usage: $0 start|stop|url|map-host SEGMENT_ID HOST|report-agent NODE PHYSNET..." >&2
   exit 2
   ;;
 esac

@@ -120,13 +120,14 @@ func TestReadPages(t *testing.T) {
 		pageSize int
 		maxLimit int
 		// wantRequests: the extensions request, then per collection the
-		// pages; a full last page costs one more request.
+		// pages (a full last page costs one more request), then the one
+		// range's allocations.
 		wantRequests int64
 	}{
-		{name: "one page each", records: 5, pageSize: 10, wantRequests: 1 + 5},
-		{name: "several pages, last one short", records: 5, pageSize: 2, wantRequests: 1 + 4*3 + 1},
-		{name: "several pages, last one full", records: 6, pageSize: 2, wantRequests: 1 + 4*4 + 1},
-		{name: "server caps the limit below the page size", records: 5, pageSize: 100, maxLimit: 2, wantRequests: 1 + 4*3 + 1},
+		{name: "one page each", records: 5, pageSize: 10, wantRequests: 1 + 5 + 1},
+		{name: "several pages, last one short", records: 5, pageSize: 2, wantRequests: 1 + 4*3 + 1 + 1},
+		{name: "several pages, last one full", records: 6, pageSize: 2, wantRequests: 1 + 4*4 + 1 + 1},
+		{name: "server caps the limit below the page size", records: 5, pageSize: 100, maxLimit: 2, wantRequests: 1 + 4*3 + 1 + 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
+	"time"
 
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -29,6 +30,10 @@ type MapConfig struct {
 	// KnownGroups are the VLAN groups the target has; a VLAN in any other
 	// group is skipped and reported. Nil means do not check.
 	KnownGroups map[string]bool
+	// LeakGrace is how long a segment of a network with ports must go
+	// unused before it is reported; zero is DefaultLeakGrace, negative
+	// none.
+	LeakGrace time.Duration
 }
 
 // DefaultStatus is the status of mapped objects unless configured.
@@ -119,7 +124,7 @@ func newMapper(s *Snapshot, cfg MapConfig) *mapper {
 	m.mapNetworks(s)
 	m.mapSubnets(s.Subnets)
 	m.mapPorts(s.Ports)
-	m.reportUnused()
+	m.findLeaks(s)
 	return m
 }
 
@@ -163,13 +168,11 @@ type netInfo struct {
 	namespace string
 	vlans     []*segInfo // vlan segments
 	tunnels   []Segment  // vxlan and geneve segments
-	used      bool       // a port on the network uses all its segments
 }
 
 type segInfo struct {
 	seg  Segment
 	vlan string // VLAN key, empty when skipped
-	used bool
 }
 
 type subnetInfo struct {
@@ -365,18 +368,8 @@ func (ni *netInfo) vniOf(segmentID string) uint32 {
 func (m *mapper) mapPorts(ports []Port) {
 	ports = slices.SortedFunc(slices.Values(ports), func(a, b Port) int { return cmp.Compare(a.ID, b.ID) })
 	for _, p := range ports {
-		ni := m.nets[p.NetworkID]
-		counts := ni != nil && p.DeviceOwner != DeviceOwnerDHCP
-		onSegment := false
 		for _, f := range p.FixedIPs {
-			if sn, ok := m.subnets[f.SubnetID]; ok && counts && sn.segmentID != "" {
-				ni.use(sn.segmentID)
-				onSegment = true
-			}
 			m.mapIP(p, f)
-		}
-		if counts && !onSegment {
-			ni.used = true
 		}
 	}
 }
@@ -404,26 +397,4 @@ func (m *mapper) mapIP(p Port, f FixedIP) {
 		DNSName:     p.DNSName,
 		Description: cmp.Or(p.Name, p.DeviceOwner),
 	}, p.NetworkID, p.ID)
-}
-
-func (ni *netInfo) use(segmentID string) {
-	for _, si := range ni.vlans {
-		if si.seg.ID == segmentID {
-			si.used = true
-		}
-	}
-}
-
-// reportUnused reports VLAN segments no port uses.
-func (m *mapper) reportUnused() {
-	for _, ni := range m.order {
-		if ni.used {
-			continue
-		}
-		for _, si := range ni.vlans {
-			if !si.used {
-				m.report.UnusedSegments = append(m.report.UnusedSegments, ref(ni, si.seg))
-			}
-		}
-	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -70,6 +72,7 @@ func (r *Reader) Requests() int64 { return r.reqs.n.Load() }
 const (
 	extSegments      = "segment"
 	extSegmentRanges = "network-segment-range"
+	extAgents        = "agent"
 )
 
 // Read reads every network, segment, subnet, port and segment range. Any
@@ -82,7 +85,8 @@ func (r *Reader) Read(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{}
+	s := &Snapshot{ReadAt: start.UTC()}
+	var agents map[string][]string
 	// Ports first: they are the most pages.
 	jobs := []func(context.Context) error{
 		func(ctx context.Context) (err error) { s.Ports, err = r.ports(ctx, nil); return err },
@@ -93,11 +97,20 @@ func (r *Reader) Read(ctx context.Context) (*Snapshot, error) {
 		jobs = append(jobs, func(ctx context.Context) (err error) { s.Segments, err = r.segments(ctx, nil); return err })
 	}
 	if ext[extSegmentRanges] {
-		jobs = append(jobs, func(ctx context.Context) (err error) { s.Ranges, err = r.ranges(ctx); return err })
+		jobs = append(jobs, func(ctx context.Context) (err error) {
+			if s.Ranges, err = r.ranges(ctx); err != nil {
+				return err
+			}
+			return r.allocations(ctx, s.Ranges)
+		})
+	}
+	if ext[extAgents] {
+		jobs = append(jobs, func(ctx context.Context) (err error) { agents, err = r.agents(ctx); return err })
 	}
 	if err := parallel.Run(ctx, r.cfg.Concurrency, jobs); err != nil {
 		return nil, fmt.Errorf("read neutron %s: %w", r.client.Endpoint, err)
 	}
+	bindPhysnets(s.Ports, agents)
 	r.logger.Debug("read neutron", "networks", len(s.Networks), "segments", len(s.Segments),
 		"subnets", len(s.Subnets), "ports", len(s.Ports), "ranges", len(s.Ranges),
 		"requests", r.Requests()-reqs, "duration", time.Since(start))
@@ -115,7 +128,7 @@ func (r *Reader) ReadNetworks(ctx context.Context, ids []string) (*Snapshot, err
 	if len(ids) > 0 && ids[0] == "" {
 		ids = ids[1:]
 	}
-	s := &Snapshot{}
+	s := &Snapshot{ReadAt: time.Now().UTC()}
 	if len(ids) == 0 {
 		return s, nil
 	}
@@ -165,6 +178,15 @@ func (r *Reader) ReadNetworks(ctx context.Context, ids []string) (*Snapshot, err
 	if err := parallel.Run(ctx, r.cfg.Concurrency, jobs); err != nil {
 		return nil, fmt.Errorf("read %d neutron networks: %w", len(ids), err)
 	}
+	// The agents only when a bound port's profile does not name its
+	// physical network: one request, and none for most narrowed reads.
+	if ext[extAgents] && slices.ContainsFunc(s.Ports, needsAgent) {
+		agents, err := r.agents(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read %d neutron networks: %w", len(ids), err)
+		}
+		bindPhysnets(s.Ports, agents)
+	}
 	// Chunks finish in any order; a read in id order, like Read, is easier
 	// to compare.
 	slices.SortFunc(s.Networks, func(a, b Network) int { return strings.Compare(a.ID, b.ID) })
@@ -210,6 +232,107 @@ func (r *Reader) segments(ctx context.Context, filter url.Values) ([]Segment, er
 
 func (r *Reader) ranges(ctx context.Context) ([]SegmentRange, error) {
 	return list(ctx, r, rangesPath, nil, rangeFields, wireRange.segmentRange)
+}
+
+// agents maps each host to the physical networks its agents map. A
+// Neutron that does not show a reader its agents (they are admin-only by
+// default) gives none: the leak rule then falls back to the port's
+// subnets.
+func (r *Reader) agents(ctx context.Context) (map[string][]string, error) {
+	ws, err := list(ctx, r, "agents", nil, agentFields, wireAgent.agent)
+	if gophercloud.ResponseCodeIs(err, http.StatusForbidden) || gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+		r.logger.Debug("neutron agents not readable; the physical networks of bound ports come from their profiles only", "err", err)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, w := range ws {
+		out[w.Host] = append(out[w.Host], w.Configurations...)
+	}
+	for h, nets := range out {
+		slices.Sort(nets)
+		out[h] = slices.Compact(nets)
+	}
+	return out, nil
+}
+
+// needsAgent: a bound port on a host whose physical networks only the
+// host's agents can tell.
+func needsAgent(p Port) bool { return bound(p.VIFType) && p.HostID != "" && len(p.Physnets) == 0 }
+
+// bindPhysnets gives each bound port without physical networks of its own
+// those of its host's agents.
+func bindPhysnets(ports []Port, agents map[string][]string) {
+	for i := range ports {
+		if needsAgent(ports[i]) {
+			ports[i].Physnets = agents[ports[i].HostID]
+		}
+	}
+}
+
+// maxAllocationScan bounds the ranges whose allocations are read: a range
+// lists each of its free ids, and a VNI range may have millions.
+const maxAllocationScan = 1 << 16
+
+// allocations fills in the ids each range holds allocated that no segment
+// holds. Neutron computes a range's free ids and its segments' ids in two
+// queries, so an allocation made between them looks unheld for a moment:
+// a range that shows some is read again, and only the ids unheld both
+// times count.
+func (r *Reader) allocations(ctx context.Context, ranges []SegmentRange) error {
+	var jobs []func(context.Context) error
+	for i := range ranges {
+		rg := &ranges[i]
+		if rg.Maximum < rg.Minimum || rg.Maximum-rg.Minimum >= maxAllocationScan {
+			continue
+		}
+		jobs = append(jobs, func(ctx context.Context) error {
+			first, err := r.unheld(ctx, rg)
+			var again []int
+			if err == nil && len(first) > 0 {
+				again, err = r.unheld(ctx, rg)
+			}
+			if err != nil {
+				// A report, not the sync: the range's leaks go unreported
+				// this time.
+				r.logger.Warn("read the allocations of a neutron segment range", "range", rg.ID, "err", err)
+				return nil
+			}
+			rg.Unheld = slices.DeleteFunc(first, func(id int) bool { _, found := slices.BinarySearch(again, id); return !found })
+			return nil
+		})
+	}
+	return parallel.Run(ctx, r.cfg.Concurrency, jobs)
+}
+
+// unheld reads one range's allocations: its ids neither free nor held by a
+// segment, sorted; empty, not nil, when there are none.
+func (r *Reader) unheld(ctx context.Context, rg *SegmentRange) ([]int, error) {
+	var body struct {
+		Range wireAllocation `json:"network_segment_range"`
+	}
+	u := r.client.ServiceURL(rangesPath, rg.ID) + "?" + url.Values{"fields": {"available", "used"}}.Encode()
+	if _, err := r.client.Get(ctx, u, &body, &gophercloud.RequestOpts{OkCodes: []int{200}}); err != nil {
+		return nil, fmt.Errorf("read the allocations of segment range %s: %w", rg.ID, err)
+	}
+	taken := make(map[int]bool, len(body.Range.Available)+len(body.Range.Used))
+	for _, id := range body.Range.Available {
+		taken[id] = true
+	}
+	for id := range body.Range.Used {
+		if n, err := strconv.Atoi(id); err == nil {
+			taken[n] = true
+		}
+	}
+	out := []int{}
+	for id := rg.Minimum; id <= rg.Maximum; id++ {
+		if !taken[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 // list pages through a collection and converts its wire records.

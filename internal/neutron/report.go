@@ -8,9 +8,13 @@ type Report struct {
 	// group the target does not have; their VLANs were skipped, their
 	// subnets' prefixes and IPs were not.
 	UnknownGroups []UnknownGroup `json:"unknown_groups,omitempty"`
-	// UnusedSegments are VLAN segments no port uses: likely leaks. Their
-	// VLANs are mapped all the same, since Neutron holds their VIDs.
+	// UnusedSegments are VLAN segments no bound port of their network uses
+	// on their physical network (findLeaks): likely leaks. Their VLANs are
+	// mapped all the same, since Neutron holds their VIDs.
 	UnusedSegments []SegmentRef `json:"unused_segments,omitempty"`
+	// UnheldAllocations are the ids segment ranges hold allocated that no
+	// segment holds.
+	UnheldAllocations []UnheldAllocation `json:"unheld_allocations,omitempty"`
 	// Duplicates are Neutron records that map to an object another record
 	// already mapped to; the first by Neutron id is kept.
 	Duplicates []Duplicate `json:"duplicates,omitempty"`
@@ -21,7 +25,8 @@ type Report struct {
 
 // Empty reports whether there is nothing to tell.
 func (r Report) Empty() bool {
-	return len(r.UnknownGroups) == 0 && len(r.UnusedSegments) == 0 && len(r.Duplicates) == 0 && len(r.Skipped) == 0
+	return len(r.UnknownGroups) == 0 && len(r.UnusedSegments) == 0 && len(r.UnheldAllocations) == 0 &&
+		len(r.Duplicates) == 0 && len(r.Skipped) == 0
 }
 
 // SegmentRef names one segment of one network.
@@ -32,6 +37,16 @@ type SegmentRef struct {
 	NetworkType     string `json:"network_type"`
 	PhysicalNetwork string `json:"physical_network,omitempty"`
 	SegmentationID  int    `json:"segmentation_id,omitempty"`
+}
+
+// UnheldAllocation is the ids of one range that Neutron holds allocated
+// though no segment holds them.
+type UnheldAllocation struct {
+	RangeID         string `json:"range_id"`
+	RangeName       string `json:"range_name,omitempty"`
+	NetworkType     string `json:"network_type"`
+	PhysicalNetwork string `json:"physical_network,omitempty"`
+	SegmentationIDs []int  `json:"segmentation_ids"`
 }
 
 // UnknownGroup is a segment whose VLAN group is missing.

@@ -1,5 +1,7 @@
 package neutron
 
+import "time"
+
 // Snapshot is everything read from one Neutron at one time. Its records keep
 // Neutron's own values (strings for CIDRs and addresses) so that one odd
 // record is reported by Map instead of failing the whole read.
@@ -13,6 +15,10 @@ type Snapshot struct {
 	// Ranges are all network segment ranges, default ones included; nil
 	// when Neutron does not have the network-segment-range extension.
 	Ranges []SegmentRange
+	// ReadAt is when the read began: the "now" of the leak rule's grace
+	// period. Zero in a snapshot put together from others; the rule then
+	// takes the newest time its records carry.
+	ReadAt time.Time
 }
 
 // Network is a Neutron network with its provider segments.
@@ -33,6 +39,8 @@ type Segment struct {
 	NetworkType     string // vlan, vxlan, geneve, flat, ...
 	PhysicalNetwork string
 	SegmentationID  int // VLAN id or VNI; 0 for flat
+	// CreatedAt is Neutron's created_at; zero when not read.
+	CreatedAt time.Time
 }
 
 // Subnet is a Neutron subnet.
@@ -54,6 +62,18 @@ type Port struct {
 	HostID      string // binding:host_id
 	DNSName     string
 	FixedIPs    []FixedIP
+	// VIFType is binding:vif_type: "unbound" or "binding_failed" for a
+	// port that holds no segment, a driver's type for a bound one, empty
+	// when Neutron did not say (no binding extension, or a reader that is
+	// not admin).
+	VIFType string
+	// Physnets are the physical networks the port's binding reaches: its
+	// binding profile's physical_network, else those of the agents on its
+	// host (bridge, interface or device mappings, as Neutron's segments
+	// plugin maps hosts). Nil when unknown.
+	Physnets []string
+	// UpdatedAt is Neutron's updated_at; zero when not read.
+	UpdatedAt time.Time
 }
 
 // FixedIP is one address of a port in one subnet.
@@ -76,4 +96,8 @@ type SegmentRange struct {
 	Maximum         int
 	Tags            []string
 	RevisionNumber  int
+	// Unheld are the ids of the range Neutron holds allocated that no
+	// segment holds: neither available nor used. Nil when not read (ranges
+	// larger than maxAllocationScan ids, or a partial read).
+	Unheld []int
 }
