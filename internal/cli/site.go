@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/drift"
@@ -57,27 +54,7 @@ func (s *siteSource) read(ctx context.Context) (*neutron.Snapshot, error) {
 // names the target in its leaks.
 func (s *siteSource) desired(snap *neutron.Snapshot, current []resource.Object, server string) ([]resource.Object, []drift.Leak) {
 	objs, report := neutron.Map(snap, s.mapConfig(sitesync.KnownGroups(current)))
-	return objs, append(sitesync.Leaks(report, server), unheldLeaks(report.UnheldAllocations)...)
-}
-
-// unheldLeaks are the ids ranges hold that no segment holds: Neutron will
-// not hand them out again until someone frees them in its database.
-func unheldLeaks(us []neutron.UnheldAllocation) []drift.Leak {
-	var out []drift.Leak
-	for _, u := range us {
-		ids := make([]string, len(u.SegmentationIDs))
-		for i, id := range u.SegmentationIDs {
-			ids[i] = strconv.Itoa(id)
-		}
-		where := u.NetworkType
-		if u.PhysicalNetwork != "" {
-			where += " on " + u.PhysicalNetwork
-		}
-		out = append(out, drift.Leak{Kind: "segment_range", Key: cmp.Or(u.RangeName, u.RangeID),
-			Message: fmt.Sprintf("%s ids %s allocated in Neutron but held by no segment (a segment deleted half-way?): lost to the range until freed",
-				where, strings.Join(ids, ", "))})
-	}
-	return out
+	return objs, sitesync.Leaks(report, server)
 }
 
 // siteScope is what a site's run reads of the target: with snap, also the

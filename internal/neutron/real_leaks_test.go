@@ -22,11 +22,11 @@ func reportAgent(t *testing.T, a *admin, base, node string, physnets ...string) 
 	// fails the test on any error it decodes.
 	code := in.call(http.MethodPost, "/test-rpc/report-state", map[string]any{"host": node, "physical_networks": physnets}, nil)
 	if code == http.StatusNotFound {
-		t.Skip("the Neutron at IPSYNC_NEUTRON_URL takes no agent reports: start it with scripts/neutron-up.sh and NEUTRON_MECH_DRIVERS=baremetal")
+		t.Skip("the Neutron at IPSYNC_NEUTRON_BAREMETAL_URL takes no agent reports: start it with scripts/neutron-up.sh and NEUTRON_MECH_DRIVERS=baremetal")
 	}
 	in.call(http.MethodPost, "/test-rpc/report-state", map[string]any{"host": node, "physical_networks": physnets}, &out)
 	if !slices.Contains(out.MechanismDrivers, "baremetal") {
-		t.Skipf("the Neutron at IPSYNC_NEUTRON_URL binds no bare-metal ports (mechanism drivers %v): start it with NEUTRON_MECH_DRIVERS=baremetal scripts/neutron-up.sh start", out.MechanismDrivers)
+		t.Skipf("the Neutron at IPSYNC_NEUTRON_BAREMETAL_URL binds no bare-metal ports (mechanism drivers %v): start it with NEUTRON_MECH_DRIVERS=baremetal scripts/neutron-up.sh start", out.MechanismDrivers)
 	}
 	t.Cleanup(func() {
 		var agents struct{ Agents []map[string]any }
@@ -44,7 +44,7 @@ func reportAgent(t *testing.T, a *admin, base, node string, physnets ...string) 
 // "any port on the network" saw nothing). Its segment is leaked once the
 // grace period is over, and the other leaf's, whose port is bound, never.
 func TestRealLeakedSegmentPerPhysnet(t *testing.T) {
-	base := realNeutron(t)
+	base := realBaremetalNeutron(t)
 	a := newAdmin(t, base)
 	run := newRunID()
 	node12, node13 := run.name+"-node-12", run.name+"-node-13"

@@ -23,6 +23,19 @@ func realNeutron(t testing.TB) string {
 	return strings.TrimSuffix(strings.TrimSuffix(u, "/"), "/v2.0")
 }
 
+// realBaremetalNeutron is the base URL of the real Neutron that binds
+// bare-metal ports (NEUTRON_MECH_DRIVERS=baremetal): one of its own,
+// because networking-baremetal refuses networks created with several
+// segments at once, which other tests make.
+func realBaremetalNeutron(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("IPSYNC_NEUTRON_BAREMETAL_URL")
+	if u == "" {
+		t.Skip("set IPSYNC_NEUTRON_BAREMETAL_URL (NEUTRON_MECH_DRIVERS=baremetal scripts/neutron-up.sh start) to run")
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(u, "/"), "/v2.0")
+}
+
 // admin drives a real Neutron's API directly to set up what a test reads.
 // Everything it creates is deleted when the test ends, newest first.
 type admin struct {

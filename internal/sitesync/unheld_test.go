@@ -1,4 +1,4 @@
-package cli
+package sitesync
 
 import (
 	"reflect"
