@@ -178,7 +178,7 @@ func (w *RangeWriter) create(ctx context.Context, c plan.Change) error {
 		// (a cut connection, a cancelled run). Range names are not unique
 		// in Neutron, so a later attempt would not find it by key: it
 		// would stay unmarked and look like someone else's forever.
-		return w.undoLost(ctx, d, err)
+		return w.undoLostRange(ctx, d, err)
 	}
 	id := created.Range.ID
 	if err := w.marker.markNew(ctx, w.client, rangesPath, "segment range", id, d.M.Owner); err != nil {
