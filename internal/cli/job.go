@@ -140,9 +140,10 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 	}
 	switch {
 	case kind == "neutron":
-		// The one write to Neutron: the spec's segment ranges of one site.
+		// The writes to Neutron: the spec's segment ranges and subnet
+		// pools of one site.
 		if f.site == "" {
-			return nil, usagef("--target neutron writes a site's segment ranges: give --site")
+			return nil, usagef("--target neutron writes a site's segment ranges and subnet pools: give --site")
 		}
 		site, err := cfg.Site(f.site)
 		if err != nil {
@@ -152,16 +153,13 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 		if err != nil {
 			return nil, err
 		}
-		objs = slices.DeleteFunc(objs, func(o resource.Object) bool {
-			r, ok := o.(*resource.SegmentRange)
-			return !ok || (r.Site != "" && r.Site != site.Name)
-		})
+		objs = siteNeutronObjects(site, objs)
 		j.desired = func(_ context.Context, current []resource.Object) ([]resource.Object, error) {
 			j.leaks = undeclaredRanges(objs, current)
 			return objs, nil
 		}
 		j.policy = cfg.PlanPolicy(cfg.StaticOwner())
-		if err := e.openRanges(ctx, cfg, site, j); err != nil {
+		if err := e.openNeutronTarget(ctx, cfg, site, j); err != nil {
 			return nil, err
 		}
 	case f.site == "":
