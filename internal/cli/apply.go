@@ -170,7 +170,7 @@ func (e *env) prepareSaved(ctx context.Context, cmd *cobra.Command, f *planFlags
 		if err != nil {
 			return nil, nil, err
 		}
-		return saved, j, e.openRanges(ctx, cfg, s, j)
+		return saved, j, e.openNeutronTarget(ctx, cfg, s, j)
 	}
 	// The plan names its server by URL; of a config with both sections,
 	// it is applied to the one it was made against.

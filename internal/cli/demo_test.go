@@ -29,7 +29,7 @@ func TestDemoRunsAnywhere(t *testing.T) {
 	}
 	for _, want := range []string{
 		"$ cat ipsync.yaml\nspec: {name: demo, paths: [examples]}",
-		"$ ipsync validate examples\n62 objects in 3 files: valid",
+		"$ ipsync validate examples\n63 objects in 3 files: valid",
 		"$ ipsync plan --config ipsync.yaml --out plan.json --summary\n",
 		"56 changes not listed",
 		"applied: 56 objects written",

@@ -42,6 +42,7 @@ type job struct {
 	// rangesElsewhere counts the spec's segment ranges, which go to the
 	// sites' Neutron and so are not in a plan against Nautobot or NetBox.
 	rangesElsewhere int
+	poolsElsewhere  int
 	// progress shows the reads and writes; writesProgress is set when the
 	// target reports its writes to it.
 	progress       *progress.Display
@@ -54,6 +55,10 @@ func (e *env) noteRangesElsewhere(j *job) {
 	if j.rangesElsewhere > 0 {
 		fmt.Fprintf(e.stderr, "note: the spec's %s %s not in this plan: they go to each site's Neutron (ipsync plan --config F --site S --target neutron)\n",
 			plural.Of(j.rangesElsewhere, "segment range"), map[bool]string{true: "is", false: "are"}[j.rangesElsewhere == 1])
+	}
+	if j.poolsElsewhere > 0 {
+		fmt.Fprintf(e.stderr, "note: the spec's %s %s not in this plan: they go to each site's Neutron (ipsync plan --config F --site S --target neutron)\n",
+			plural.Of(j.poolsElsewhere, "subnet pool"), map[bool]string{true: "is", false: "are"}[j.poolsElsewhere == 1])
 	}
 }
 
@@ -135,9 +140,10 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 	}
 	switch {
 	case kind == "neutron":
-		// The one write to Neutron: the spec's segment ranges of one site.
+		// The writes to Neutron: the spec's segment ranges and subnet
+		// pools of one site.
 		if f.site == "" {
-			return nil, usagef("--target neutron writes a site's segment ranges: give --site")
+			return nil, usagef("--target neutron writes a site's segment ranges and subnet pools: give --site")
 		}
 		site, err := cfg.Site(f.site)
 		if err != nil {
@@ -147,16 +153,13 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 		if err != nil {
 			return nil, err
 		}
-		objs = slices.DeleteFunc(objs, func(o resource.Object) bool {
-			r, ok := o.(*resource.SegmentRange)
-			return !ok || (r.Site != "" && r.Site != site.Name)
-		})
+		objs = siteNeutronObjects(site, objs)
 		j.desired = func(_ context.Context, current []resource.Object) ([]resource.Object, error) {
 			j.leaks = undeclaredRanges(objs, current)
 			return objs, nil
 		}
 		j.policy = cfg.PlanPolicy(cfg.StaticOwner())
-		if err := e.openRanges(ctx, cfg, site, j); err != nil {
+		if err := e.openNeutronTarget(ctx, cfg, site, j); err != nil {
 			return nil, err
 		}
 	case f.site == "":
@@ -166,7 +169,8 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 		}
 		// Segment ranges flow to each site's Neutron, not to the target.
 		j.rangesElsewhere = countKind(objs, resource.KindSegmentRange)
-		objs = slices.DeleteFunc(objs, func(o resource.Object) bool { return o.Kind() == resource.KindSegmentRange })
+		j.poolsElsewhere = countKind(objs, resource.KindSubnetPool)
+		objs = slices.DeleteFunc(objs, func(o resource.Object) bool { return o.Kind().NeutronOnly() })
 		j.desired = func(context.Context, []resource.Object) ([]resource.Object, error) { return objs, nil }
 		j.policy = cfg.PlanPolicy(cfg.StaticOwner())
 		j.scope = scope.Static(cfg.StaticOwner())

@@ -24,10 +24,10 @@ func checkGrammar(t *testing.T, what, out string) {
 }
 
 // TestValidateAndPlanCountTheSameObjects: validate's count is plan's plus
-// the segment ranges, and plan says where those go.
+// the segment ranges and subnet pools, and plan says where those go.
 func TestValidateAndPlanCountTheSameObjects(t *testing.T) {
 	_, out, _ := run(t, nil, "validate", "examples/")
-	if want := "62 objects in 3 files: valid (56 for Nautobot or NetBox, 6 segment ranges for the sites' Neutron)\n"; out != want {
+	if want := "63 objects in 3 files: valid (56 for Nautobot or NetBox, 6 segment ranges and 1 subnet pool for the sites' Neutron)\n"; out != want {
 		t.Errorf("validate examples/ = %q, want %q", out, want)
 	}
 	code, js, errOut := run(t, nil, "plan", "--target", "memory", "-o", "json", "examples/")
@@ -39,6 +39,9 @@ func TestValidateAndPlanCountTheSameObjects(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "6 segment ranges are not in this plan") || !strings.Contains(errOut, "--target neutron") {
 		t.Errorf("plan does not say where the segment ranges go:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "1 subnet pool is not in this plan") {
+		t.Errorf("plan does not say where the subnet pools go:\n%s", errOut)
 	}
 	_, out, _ = run(t, nil, "validate", "examples/common.yaml")
 	if want := "9 objects in 1 file: valid\n"; out != want {

@@ -156,8 +156,8 @@ func (s *staticSyncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcom
 		}
 		return agent.Outcome{}, fmt.Errorf("spec invalid, nothing was written: fix it where it is kept:\n  %s", strings.Join(lines, "\n  "))
 	}
-	// Segment ranges go to each site's Neutron, written by the site's agent.
-	objs = slices.DeleteFunc(objs, func(o resource.Object) bool { return o.Kind() == resource.KindSegmentRange })
+	// Segment ranges and subnet pools go to each site's Neutron.
+	objs = slices.DeleteFunc(objs, func(o resource.Object) bool { return o.Kind().NeutronOnly() })
 	if t != nil && t.Standby {
 		// The holder plans and writes; a standby only shows the spec is valid.
 		return agent.Outcome{}, nil

@@ -87,19 +87,48 @@ func planGroups(groups []string, p *plan.Plan) []string {
 	return out
 }
 
-// openRanges makes the site's Neutron segment ranges the job's target.
-func (e *env) openRanges(ctx context.Context, cfg *config.Config, site *config.Site, j *job) error {
-	if !site.SegmentRanges {
-		return fmt.Errorf("site %s: segment_ranges is not enabled in the config; ipsync writes ranges only to sites that opt in", site.Name)
+// openNeutronTarget makes what the config lets ipsync write to the site's
+// Neutron the job's target: its segment ranges, its subnet pools, or both.
+func (e *env) openNeutronTarget(ctx context.Context, cfg *config.Config, site *config.Site, j *job) error {
+	if !site.SegmentRanges && !site.SubnetPools {
+		return fmt.Errorf("site %s: neither segment_ranges nor subnet_pools is enabled in the config; ipsync writes to a site's Neutron only what the site opts in to", site.Name)
 	}
 	r, err := neutron.NewReader(ctx, neutronConfig(site), e.logger.With("site", site.Name))
 	if err != nil {
 		return fmt.Errorf("site %s: %w", site.Name, err)
 	}
-	j.target = reconcile.Stateless(neutron.NewRangeWriter(r, neutron.RangeConfig{Site: site.Name, Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField},
-		e.logger.With("site", site.Name)))
+	var t neutronTarget
+	if site.SegmentRanges {
+		t.ranges = reconcile.Stateless(neutron.NewRangeWriter(r, neutron.RangeConfig{Site: site.Name, Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField},
+			e.logger.With("site", site.Name)))
+	}
+	if site.SubnetPools {
+		t.pools = neutron.NewPoolWriter(r, neutron.PoolConfig{Site: site.Name, Tag: cfg.Marker.Tag, OwnerField: cfg.Marker.CustomField},
+			e.logger.With("site", site.Name))
+	}
+	j.target = t
 	j.targetID = "neutron:" + site.Name
 	j.server = "site " + site.Name + "'s Neutron"
 	j.writeOK = func() error { return nil }
 	return nil
+}
+
+// siteNeutronObjects are the spec objects the site's Neutron receives, of
+// the kinds the site opts in to.
+func siteNeutronObjects(site *config.Site, objs []resource.Object) []resource.Object {
+	var out []resource.Object
+	var pools []*resource.SubnetPool
+	for _, o := range objs {
+		switch x := o.(type) {
+		case *resource.SegmentRange:
+			if site.SegmentRanges && (x.Site == "" || x.Site == site.Name) {
+				out = append(out, x)
+			}
+		case *resource.SubnetPool:
+			if site.SubnetPools {
+				pools = append(pools, x)
+			}
+		}
+	}
+	return append(out, neutron.PoolObjects(site.Name, pools)...)
 }

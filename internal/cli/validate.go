@@ -32,8 +32,15 @@ and reports every problem as file:line:col: field: message. Exit status 1 on any
 			msg := fmt.Sprintf("%s in %s: valid", plural.Of(len(objs), "object"), plural.Of(len(files), "file"))
 			// plan against Nautobot or NetBox leaves segment ranges out; say where
 			// they go, so the two counts add up.
-			if n := countKind(objs, resource.KindSegmentRange); n > 0 {
-				msg += fmt.Sprintf(" (%d for Nautobot or NetBox, %s for the sites' Neutron)", len(objs)-n, plural.Of(n, "segment range"))
+			if n, p := countKind(objs, resource.KindSegmentRange), countKind(objs, resource.KindSubnetPool); n+p > 0 {
+				what := plural.Of(n, "segment range")
+				switch {
+				case n == 0:
+					what = plural.Of(p, "subnet pool")
+				case p > 0:
+					what += " and " + plural.Of(p, "subnet pool")
+				}
+				msg += fmt.Sprintf(" (%d for Nautobot or NetBox, %s for the sites' Neutron)", len(objs)-n-p, what)
 			}
 			_, err = fmt.Fprintln(e.stdout, msg)
 			return err

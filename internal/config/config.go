@@ -87,8 +87,11 @@ type Site struct {
 	Tenants             map[string]string `yaml:"tenants"`
 	Status              string            `yaml:"status"`
 	// SegmentRanges: write the spec's segment ranges of this site to its
-	// Neutron (the one write ipsync makes to Neutron).
+	// Neutron.
 	SegmentRanges bool `yaml:"segment_ranges"`
+	// SubnetPools: write the spec's subnet pools of this site, and their
+	// address scopes, to its Neutron.
+	SubnetPools bool `yaml:"subnet_pools"`
 	// Agent is this site's agent section: the file's agent section with
 	// what the site writes under its own agent key laid over it, so that
 	// several sites' agents can run on one host from one file (each its

@@ -2,13 +2,11 @@ package neutron
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
 
@@ -20,10 +18,6 @@ import (
 // server also routes "network-segment-ranges" (the extension registers its
 // resource with dashes); both reach the same controller.
 const rangesPath = "network_segment_ranges"
-
-// ErrRangeMoved marks a write refused because the range changed or vanished
-// in Neutron after the plan was made (a stale If-Match revision).
-var ErrRangeMoved = errors.New("range moved since plan")
 
 // RangeConfig says which site's ranges a RangeWriter handles and how ipsync
 // marks the ranges it owns.
@@ -51,6 +45,7 @@ const (
 type RangeWriter struct {
 	client *gophercloud.ServiceClient
 	cfg    RangeConfig
+	marker marker
 	logger *slog.Logger
 }
 
@@ -59,13 +54,8 @@ func NewRangeWriter(r *Reader, cfg RangeConfig, logger *slog.Logger) *RangeWrite
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Tag == "" {
-		cfg.Tag = DefaultTag
-	}
-	if cfg.OwnerField == "" {
-		cfg.OwnerField = DefaultOwnerField
-	}
-	return &RangeWriter{client: r.client, cfg: cfg, logger: logger.With("component", "neutron-ranges", "site", cfg.Site)}
+	logger = logger.With("component", "neutron-ranges", "site", cfg.Site)
+	return &RangeWriter{client: r.client, cfg: cfg, marker: newMarker(cfg.Tag, cfg.OwnerField, logger), logger: logger}
 }
 
 // List returns the site's ranges as resource.SegmentRange objects, with the
@@ -102,18 +92,7 @@ func (w *RangeWriter) object(r SegmentRange) *resource.SegmentRange {
 }
 
 func (w *RangeWriter) owner(r SegmentRange) resource.Owner {
-	prefix := w.cfg.OwnerField + "="
-	for _, t := range r.Tags {
-		if v, ok := strings.CutPrefix(t, prefix); ok {
-			o, err := resource.ParseOwner(v)
-			if err != nil {
-				w.logger.Warn("segment range has a malformed owner tag; treating it as unmarked", "range", r.ID, "tag", t)
-				return ""
-			}
-			return o
-		}
-	}
-	return ""
+	return w.marker.owner(r.Tags, "segment range", r.ID)
 }
 
 // Server is "Neutron", for messages.
@@ -122,7 +101,7 @@ func (w *RangeWriter) Server() string { return "Neutron" }
 // Apply writes the segment-range changes in order and returns how many it
 // wrote. It stops at the first failure. Updates and deletes carry the
 // planned revision (If-Match), so a range changed since the plan is not
-// overwritten: the error wraps ErrRangeMoved.
+// overwritten: the error wraps ErrMoved.
 func (w *RangeWriter) Apply(ctx context.Context, changes []plan.Change) (int, error) {
 	writes := 0
 	for _, c := range changes {
@@ -157,13 +136,8 @@ func (w *RangeWriter) desired(c plan.Change) (*resource.SegmentRange, error) {
 	if d.Site != "" && d.Site != w.cfg.Site {
 		return nil, fmt.Errorf("range is for site %q, this Neutron is site %q", d.Site, w.cfg.Site)
 	}
-	o := string(d.M.Owner)
-	if _, err := resource.ParseOwner(o); err != nil {
-		return nil, fmt.Errorf("marker: %w", err)
-	}
-	// A tag travels in a URL path when it is added to an existing range.
-	if strings.ContainsAny(o, "/,") {
-		return nil, fmt.Errorf("owner %q: Neutron tags of ipsync must not contain '/' or ','", o)
+	if err := checkOwner(d.M.Owner); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
@@ -174,10 +148,6 @@ func current(c plan.Change) (*resource.SegmentRange, error) {
 		return nil, fmt.Errorf("current object %T has no Neutron id", c.Current)
 	}
 	return cur, nil
-}
-
-func (w *RangeWriter) markerTags(o resource.Owner) []string {
-	return []string{w.cfg.Tag, w.cfg.OwnerField + "=" + string(o)}
 }
 
 func (w *RangeWriter) create(ctx context.Context, c plan.Change) error {
@@ -208,20 +178,11 @@ func (w *RangeWriter) create(ctx context.Context, c plan.Change) error {
 		// (a cut connection, a cancelled run). Range names are not unique
 		// in Neutron, so a later attempt would not find it by key: it
 		// would stay unmarked and look like someone else's forever.
-		return w.undoLost(ctx, d, err)
+		return w.undoLostRange(ctx, d, err)
 	}
 	id := created.Range.ID
-	_, err = w.client.Put(ctx, w.client.ServiceURL(rangesPath, id, "tags"), map[string]any{"tags": w.markerTags(d.M.Owner)}, nil,
-		&gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}})
-	if err != nil {
-		// An unmarked range would later look like someone else's: undo,
-		// even when the run was cancelled in between.
-		uctx, cancel := undoContext(ctx)
-		defer cancel()
-		if _, derr := w.client.Delete(uctx, w.client.ServiceURL(rangesPath, id), nil); derr != nil && !gophercloud.ResponseCodeIs(derr, http.StatusNotFound) {
-			return fmt.Errorf("tag new segment range %s: %w (and deleting it again failed: %v; delete it in Neutron or adopt it)", id, err, derr)
-		}
-		return fmt.Errorf("tag new segment range %s (deleted it again): %w", id, err)
+	if err := w.marker.markNew(ctx, w.client, rangesPath, "segment range", id, d.M.Owner); err != nil {
+		return err
 	}
 	w.logger.Info("created segment range", "range", d.Name, "id", id)
 	return nil
@@ -248,19 +209,13 @@ func (w *RangeWriter) update(ctx context.Context, c plan.Change) error {
 	// changes still needs a write that checks the revision.
 	body := map[string]any{"name": d.Name, "minimum": d.Minimum, "maximum": d.Maximum, "description": d.Description}
 	_, err = w.client.Put(ctx, w.client.ServiceURL(rangesPath, cur.M.ID), map[string]any{"network_segment_range": body}, nil,
-		&gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}, MoreHeaders: ifMatch(cur)})
+		&gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}, MoreHeaders: ifMatch(cur.M)})
 	if err != nil {
-		return rangeWriteError("update segment range "+cur.M.ID, err)
+		return writeError("update segment range "+cur.M.ID, err)
 	}
 	if c.Action == plan.Adopt {
-		// One tag at a time adds to the range's tags instead of replacing
-		// tags someone else put there.
-		for _, t := range w.markerTags(d.M.Owner) {
-			_, err := w.client.Put(ctx, w.client.ServiceURL(rangesPath, cur.M.ID, "tags", url.PathEscape(t)), nil, nil,
-				&gophercloud.RequestOpts{OkCodes: []int{http.StatusCreated}})
-			if err != nil {
-				return fmt.Errorf("mark adopted segment range %s: %w", cur.M.ID, err)
-			}
+		if err := w.marker.markAdopted(ctx, w.client, rangesPath, "segment range", cur.M.ID, d.M.Owner); err != nil {
+			return err
 		}
 	}
 	w.logger.Info("updated segment range", "range", d.Name, "id", cur.M.ID, "action", c.Action.String())
@@ -273,32 +228,15 @@ func (w *RangeWriter) delete(ctx context.Context, c plan.Change) error {
 		return err
 	}
 	_, err = w.client.Delete(ctx, w.client.ServiceURL(rangesPath, cur.M.ID),
-		&gophercloud.RequestOpts{OkCodes: []int{http.StatusNoContent}, MoreHeaders: ifMatch(cur)})
+		&gophercloud.RequestOpts{OkCodes: []int{http.StatusNoContent}, MoreHeaders: ifMatch(cur.M)})
 	if gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
 		// Gone already: what the plan wanted, e.g. a retry after a crash.
 		w.logger.Info("segment range already deleted", "range", cur.Name, "id", cur.M.ID)
 		return nil
 	}
 	if err != nil {
-		return rangeWriteError("delete segment range "+cur.M.ID, err)
+		return writeError("delete segment range "+cur.M.ID, err)
 	}
 	w.logger.Info("deleted segment range", "range", cur.Name, "id", cur.M.ID)
 	return nil
-}
-
-func ifMatch(cur *resource.SegmentRange) map[string]string {
-	if cur.M.Version == "" {
-		return nil
-	}
-	return map[string]string{"If-Match": "revision_number=" + cur.M.Version}
-}
-
-func rangeWriteError(what string, err error) error {
-	switch {
-	case gophercloud.ResponseCodeIs(err, http.StatusPreconditionFailed):
-		return fmt.Errorf("%s: %w (%w)", what, ErrRangeMoved, err)
-	case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
-		return fmt.Errorf("%s: %w: it no longer exists (%w)", what, ErrRangeMoved, err)
-	}
-	return fmt.Errorf("%s: %w", what, err)
 }

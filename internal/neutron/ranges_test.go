@@ -135,8 +135,8 @@ func TestApplyRanges(t *testing.T) {
 			w := NewRangeWriter(r, RangeConfig{Site: "a11"}, discard())
 
 			n, err := w.Apply(context.Background(), []plan.Change{tt.change})
-			if moved := errors.Is(err, ErrRangeMoved); moved != tt.wantMoved {
-				t.Errorf("Apply error %v: ErrRangeMoved %v, want %v", err, moved, tt.wantMoved)
+			if moved := errors.Is(err, ErrMoved); moved != tt.wantMoved {
+				t.Errorf("Apply error %v: ErrMoved %v, want %v", err, moved, tt.wantMoved)
 			}
 			if failed := err != nil; failed != (tt.wantErr || tt.wantMoved) {
 				t.Errorf("Apply error = %v, want error %v", err, tt.wantErr || tt.wantMoved)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -33,31 +34,48 @@ func refused(err error) bool {
 	return false
 }
 
-// undoLost deletes the range a create whose answer was lost may have made:
-// unmarked ranges with the desired name and bounds. The plan saw no range
-// of that name, so such a range is this create's.
-func (w *RangeWriter) undoLost(ctx context.Context, d *resource.SegmentRange, cause error) error {
-	uctx, cancel := undoContext(ctx)
-	defer cancel()
-	ws, err := listAll[wireRange](uctx, w.client, rangesPath, url.Values{"name": {d.Name}, "fields": rangeFields}, DefaultPageSize, nil)
+// deleteLost deletes the objects of collection named name that match, the
+// ones a create whose answer was lost may have made (the plan saw none
+// such, so they are that create's), and returns their ids.
+func deleteLost[W record](ctx context.Context, c *gophercloud.ServiceClient, collection, name string, fields []string, match func(W) bool) ([]string, error) {
+	ws, err := listAll[W](ctx, c, collection, url.Values{"name": {name}, "fields": fields}, DefaultPageSize, nil)
 	if err != nil {
-		return fmt.Errorf("create segment range: %w (and looking for a range it may have made failed: %v; check Neutron for an unmarked range %q)", cause, err, d.Name)
+		return nil, fmt.Errorf("looking for what it may have made failed: %w", err)
 	}
 	var undone []string
 	for _, r := range ws {
-		sr := r.segmentRange()
-		if sr.Default || sr.Name != d.Name || len(sr.Tags) > 0 || sr.NetworkType != d.NetworkType || sr.PhysicalNetwork != d.PhysicalNetwork ||
-			sr.Minimum != int(d.Minimum) || sr.Maximum != int(d.Maximum) {
+		if !match(r) {
 			continue
 		}
-		if _, err := w.client.Delete(uctx, w.client.ServiceURL(rangesPath, sr.ID), nil); err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-			return fmt.Errorf("create segment range: %w (it was made as %s, and deleting it again failed: %v; delete it in Neutron or adopt it)", cause, sr.ID, err)
+		if _, err := c.Delete(ctx, c.ServiceURL(collection, r.recordID()), nil); err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+			return undone, fmt.Errorf("it was made as %s, and deleting it again failed: %w", r.recordID(), err)
 		}
-		undone = append(undone, sr.ID)
+		undone = append(undone, r.recordID())
+	}
+	return undone, nil
+}
+
+// undoLost undoes a create of what whose answer was lost (cause).
+func undoLost[W record](ctx context.Context, c *gophercloud.ServiceClient, logger *slog.Logger, what, collection, name string, fields []string, match func(W) bool, cause error) error {
+	uctx, cancel := undoContext(ctx)
+	defer cancel()
+	undone, err := deleteLost(uctx, c, collection, name, fields, match)
+	if err != nil {
+		return fmt.Errorf("create %s: %w (and %v; check Neutron for an unmarked %s %q, delete it or adopt it)", what, cause, err, what, name)
 	}
 	if len(undone) > 0 {
-		w.logger.Warn("deleted a segment range whose create was cut off", "range", d.Name, "ids", undone)
-		return fmt.Errorf("create segment range: %w (Neutron had made it as %v: deleted it again)", cause, undone)
+		logger.Warn("deleted a "+what+" whose create was cut off", "name", name, "ids", undone)
+		return fmt.Errorf("create %s: %w (Neutron had made it as %v: deleted it again)", what, cause, undone)
 	}
-	return fmt.Errorf("create segment range: %w", cause)
+	return fmt.Errorf("create %s: %w", what, cause)
+}
+
+// undoLostRange deletes the range a create whose answer was lost may have
+// made: unmarked ranges with the desired name and bounds.
+func (w *RangeWriter) undoLostRange(ctx context.Context, d *resource.SegmentRange, cause error) error {
+	return undoLost(ctx, w.client, w.logger, "segment range", rangesPath, d.Name, rangeFields, func(r wireRange) bool {
+		sr := r.segmentRange()
+		return !sr.Default && sr.Name == d.Name && len(sr.Tags) == 0 && sr.NetworkType == d.NetworkType && sr.PhysicalNetwork == d.PhysicalNetwork &&
+			sr.Minimum == int(d.Minimum) && sr.Maximum == int(d.Maximum)
+	}, cause)
 }

@@ -114,13 +114,13 @@ func TestRealSegmentRanges(t *testing.T) {
 		}
 		// The same change planned against the old revision is refused.
 		err := apply(plan.Change{Action: plan.Update, Key: wider.Key(), Desired: wider, Current: cur, Fields: wider.Diff(cur)})
-		if !errors.Is(err, ErrRangeMoved) {
-			t.Errorf("update with stale revision %s: error %v, want ErrRangeMoved", cur.M.Version, err)
+		if !errors.Is(err, ErrMoved) {
+			t.Errorf("update with stale revision %s: error %v, want ErrMoved", cur.M.Version, err)
 		}
 		moved := resource.Clone(wider).(*resource.SegmentRange)
 		moved.PhysicalNetwork = "a11-13-network"
 		err = apply(plan.Change{Action: plan.Update, Key: moved.Key(), Desired: moved, Current: now, Fields: moved.Diff(now)})
-		if err == nil || errors.Is(err, ErrRangeMoved) {
+		if err == nil || errors.Is(err, ErrMoved) {
 			t.Errorf("update of physical_network: error %v, want a refusal", err)
 		}
 		if got := find(vlan.Name); got.PhysicalNetwork != "a11-12-network" {
@@ -162,8 +162,8 @@ func TestRealSegmentRanges(t *testing.T) {
 		cur := find(vlan.Name)
 		stale := resource.Clone(cur).(*resource.SegmentRange)
 		stale.M.Version = "0"
-		if err := apply(plan.Change{Action: plan.Delete, Key: stale.Key(), Current: stale}); !errors.Is(err, ErrRangeMoved) {
-			t.Errorf("delete with stale revision: error %v, want ErrRangeMoved", err)
+		if err := apply(plan.Change{Action: plan.Delete, Key: stale.Key(), Current: stale}); !errors.Is(err, ErrMoved) {
+			t.Errorf("delete with stale revision: error %v, want ErrMoved", err)
 		}
 		if err := apply(plan.Change{Action: plan.Delete, Key: cur.Key(), Current: cur}); err != nil {
 			t.Fatalf("delete: %v", err)

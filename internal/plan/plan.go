@@ -39,7 +39,7 @@ type Plan struct {
 	noops [kindCount]int // counted apart from Summary: most objects are noops
 }
 
-const kindCount = 7 // len(resource.Kinds())
+const kindCount = 9 // len(resource.Kinds())
 
 // Leak is something a source holds that nothing accounts for.
 type Leak struct {

@@ -52,6 +52,14 @@ type State interface {
 	Apply(ctx context.Context, changes []plan.Change) (writes int, err error)
 }
 
+// ChangeChecker is a State with rules about changes that no desired object
+// shows: a delete, or an update that takes something away (Neutron
+// deletes no subnet pool it allocated subnets from). The errors are
+// refusals, like Check's.
+type ChangeChecker interface {
+	CheckChange(c plan.Change, p *plan.Plan) error
+}
+
 // fieldError is a Checker's error about one field of an object.
 type fieldError interface {
 	error
@@ -175,11 +183,20 @@ func build(desired, current []resource.Object, names map[resource.Kind]map[strin
 // CheckTarget adds a problem for every object the plan writes that st
 // says it cannot hold.
 func (r *Result) CheckTarget(st State) {
+	cc, _ := st.(ChangeChecker)
 	for _, ch := range r.Plan.Changes {
-		if ch.Desired == nil || !ch.Action.Writes() {
+		if !ch.Action.Writes() {
 			continue
 		}
-		err := st.Check(ch.Desired)
+		var err error
+		if ch.Desired != nil {
+			err = st.Check(ch.Desired)
+		}
+		if cc != nil {
+			if cerr := cc.CheckChange(ch, r.Plan); cerr != nil {
+				err = errors.Join(err, cerr)
+			}
+		}
 		if err == nil {
 			continue
 		}
@@ -192,7 +209,11 @@ func (r *Result) CheckTarget(st State) {
 			if fe, ok := errors.AsType[fieldError](e); ok {
 				field = fe.Field()
 			}
-			r.addProblems(Problem{Source: ch.Desired.Meta().Source, Key: ch.Key, Field: field, Message: e.Error()})
+			var src resource.Source
+			if ch.Desired != nil {
+				src = ch.Desired.Meta().Source
+			}
+			r.addProblems(Problem{Source: src, Key: ch.Key, Field: field, Message: e.Error()})
 		}
 	}
 }

@@ -133,7 +133,7 @@ func (rc refCheck) check(desired []resource.Object) []Problem {
 // kind in resource); indexing only those keeps the check cheap when a site
 // holds a million IP addresses.
 func referable(k resource.Kind) bool {
-	return k == resource.KindNamespace || k == resource.KindVLANGroup || k == resource.KindVLAN
+	return k == resource.KindNamespace || k == resource.KindVLANGroup || k == resource.KindVLAN || k == resource.KindAddressScope
 }
 
 // vlanGroups are the groups VLANs will be created in: desired ones win over

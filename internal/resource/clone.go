@@ -32,6 +32,13 @@ func Clone(o Object) Object {
 		y := *x
 		y.Tags = slices.Clone(x.Tags)
 		return &y
+	case *AddressScope:
+		y := *x
+		return &y
+	case *SubnetPool:
+		y := *x
+		y.Prefixes = slices.Clone(x.Prefixes)
+		return &y
 	}
 	panic("resource.Clone: unknown object type")
 }

@@ -14,13 +14,16 @@ const (
 	KindIPAddress    Kind = "ip_address"
 	KindSegmentRange Kind = "segment_range"
 	KindASN          Kind = "asn"
+	// Neutron's own kinds, written to a site's Neutron only.
+	KindAddressScope Kind = "address_scope"
+	KindSubnetPool   Kind = "subnet_pool"
 )
 
 // Kinds lists every kind in dependency order: an object may refer only to
 // objects of kinds earlier in the list. Creates follow this order, deletes
 // run it backwards.
 func Kinds() []Kind {
-	return []Kind{KindNamespace, KindVLANGroup, KindVLAN, KindPrefix, KindIPAddress, KindSegmentRange, KindASN}
+	return []Kind{KindNamespace, KindVLANGroup, KindVLAN, KindPrefix, KindIPAddress, KindSegmentRange, KindASN, KindAddressScope, KindSubnetPool}
 }
 
 // Rank is the position of k in Kinds, or -1 for an unknown kind.
@@ -40,6 +43,10 @@ func (k Kind) Rank() int {
 		return 5
 	case KindASN:
 		return 6
+	case KindAddressScope:
+		return 7
+	case KindSubnetPool:
+		return 8
 	}
 	return -1
 }
@@ -51,4 +58,10 @@ func ParseKind(s string) (Kind, error) {
 		return "", fmt.Errorf("unknown kind %q", s)
 	}
 	return k, nil
+}
+
+// NeutronOnly reports whether objects of kind k are written to a site's
+// Neutron only, never to Nautobot or NetBox.
+func (k Kind) NeutronOnly() bool {
+	return k == KindSegmentRange || k == KindAddressScope || k == KindSubnetPool
 }

@@ -100,6 +100,10 @@ func New(k Kind) (Object, error) {
 		return &SegmentRange{}, nil
 	case KindASN:
 		return &ASN{}, nil
+	case KindAddressScope:
+		return &AddressScope{}, nil
+	case KindSubnetPool:
+		return &SubnetPool{}, nil
 	}
 	return nil, fmt.Errorf("unknown kind %q", k)
 }

@@ -46,7 +46,7 @@ func TestKindsOf(t *testing.T) {
 	}
 	for _, k := range resource.Kinds() {
 		err := Holds("nautobot", k)
-		if want := k != resource.KindSegmentRange; (err == nil) != want {
+		if want := !k.NeutronOnly(); (err == nil) != want {
 			t.Errorf("Holds(%s) = %v, want held %v", k, err, want)
 		}
 	}

@@ -37,6 +37,10 @@ func schemas() []*schema {
 		{list: "asns", item: "asn", key: []string{"asn"}, decode: decodeASN,
 			fields: []field{{"asn", true}, {"rir", false}, {"status", false}, {"tenant", false}, {"description", false},
 				{"tags", false}}},
+		{list: "subnet_pools", item: "subnet_pool", key: []string{"name"}, decode: decodeSubnetPool,
+			fields: []field{{"name", true}, {"site", false}, {"namespace", false}, {"prefixes", true},
+				{"default_prefixlen", false}, {"min_prefixlen", false}, {"max_prefixlen", false}, {"shared", false},
+				{"description", false}}},
 	}
 }
 

@@ -36,6 +36,7 @@ func validate(objs []resource.Object, fields [][]fieldPos, partial []resource.Ob
 	c.checkVLANs()
 	c.checkAddressSpace()
 	c.checkSegmentRanges()
+	c.checkSubnetPools()
 	c.checkBroken(broken)
 	return c.diags.sorted()
 }
@@ -53,7 +54,7 @@ type checker struct {
 	vlans  map[string]bool // keys of declared VLANs
 
 	// Indexes into objs, per kind.
-	vlanIdx, prefixIdx, ipIdx, segIdx []int
+	vlanIdx, prefixIdx, ipIdx, segIdx, poolIdx []int
 }
 
 // index finds duplicates and records what is declared.
@@ -95,6 +96,8 @@ func (c *checker) index(partial []resource.Object) {
 			c.vlanIdx = append(c.vlanIdx, i)
 		case *resource.SegmentRange:
 			c.segIdx = append(c.segIdx, i)
+		case *resource.SubnetPool:
+			c.poolIdx = append(c.poolIdx, i)
 		}
 	}
 	for _, o := range partial {
