@@ -200,7 +200,12 @@ func (target) AsStored(o resource.Object) resource.Object      { return o }
 func (target) Apply(context.Context, []plan.Change) (int, error) {
 	return 0, errors.New("the benchmark target does not write")
 }
-func (target) Check(o resource.Object) error { return nautobot.Supports(o) }
+func (target) Check(c plan.Change, _ *plan.Plan) error {
+	if c.Desired == nil {
+		return nil
+	}
+	return nautobot.Supports(c.Desired)
+}
 func (target) Names() map[resource.Kind]map[string]bool {
 	return map[resource.Kind]map[string]bool{resource.RefStatus: {"Active": true}, resource.RefTenant: {"tenant-x": true}, resource.RefTag: {"tenant": true}}
 }

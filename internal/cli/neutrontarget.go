@@ -68,18 +68,11 @@ func (s neutronState) AsStored(o resource.Object) resource.Object {
 	return o
 }
 
-func (s neutronState) Check(o resource.Object) error {
-	if p := s.of(o.Kind()); p != nil {
-		return p.Check(o)
+func (s neutronState) Check(c plan.Change, p *plan.Plan) error {
+	if part := s.of(c.Key.Kind); part != nil {
+		return part.Check(c, p)
 	}
-	return errors.New("this site does not opt in to writing " + string(o.Kind()) + "s to its Neutron")
-}
-
-func (s neutronState) CheckChange(c plan.Change, p *plan.Plan) error {
-	if cc, ok := s.of(c.Key.Kind).(reconcile.ChangeChecker); ok {
-		return cc.CheckChange(c, p)
-	}
-	return nil
+	return errors.New("this site does not opt in to writing " + string(c.Key.Kind) + "s to its Neutron")
 }
 
 // Apply writes the ranges' changes, then the pools', each in plan order.
@@ -112,7 +105,4 @@ func (s neutronState) Apply(ctx context.Context, changes []plan.Change) (int, er
 	return total, nil
 }
 
-var (
-	_ reconcile.Target        = neutronTarget{}
-	_ reconcile.ChangeChecker = neutronState{}
-)
+var _ reconcile.Target = neutronTarget{}

@@ -267,7 +267,12 @@ func (decodedTarget) AsStored(o resource.Object) resource.Object      { return o
 func (decodedTarget) Apply(context.Context, []plan.Change) (int, error) {
 	return 0, fmt.Errorf("no writes")
 }
-func (decodedTarget) Check(o resource.Object) error { return Supports(o) }
+func (decodedTarget) Check(c plan.Change, _ *plan.Plan) error {
+	if c.Desired == nil {
+		return nil
+	}
+	return Supports(c.Desired)
+}
 func (decodedTarget) Names() map[resource.Kind]map[string]bool {
 	return map[resource.Kind]map[string]bool{resource.RefStatus: {"Active": true}, resource.RefTenant: {"tenant-x": true}, resource.RefTag: {"tenant": true}}
 }

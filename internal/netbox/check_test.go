@@ -43,7 +43,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tgt.Check(tc.obj)
+			err := tgt.Check(plan.Change{Action: plan.Create, Key: tc.obj.Key(), Desired: tc.obj}, nil)
 			switch {
 			case tc.msg == "" && err != nil:
 				t.Fatalf("Check = %v, want it accepted", err)

@@ -56,7 +56,11 @@ func (s *poolState) AsStored(o resource.Object) resource.Object {
 // one range are what the spec exists to prevent. A pool made by hand over
 // the spec's prefixes is a conflict to settle by hand (or to adopt, by
 // giving the spec pool its name).
-func (s *poolState) Check(o resource.Object) error {
+func (s *poolState) Check(c plan.Change, p *plan.Plan) error {
+	return errors.Join(s.checkDesired(c.Desired), s.checkChange(c, p))
+}
+
+func (s *poolState) checkDesired(o resource.Object) error {
 	d, ok := o.(*resource.SubnetPool)
 	if !ok {
 		return nil
@@ -91,7 +95,7 @@ func ownerText(o resource.Owner) string {
 	return "owned by " + string(o)
 }
 
-// CheckChange refuses what Neutron would refuse half way through an
+// checkChange refuses what Neutron would refuse half way through an
 // apply, or what would strand what it allocated:
 //   - a pool losing prefixes: Neutron only ever adds prefixes to a pool,
 //     and subnets allocated from the prefixes dropped would be left
@@ -99,7 +103,7 @@ func ownerText(o resource.Owner) string {
 //   - a pool deleted while subnets are allocated from it;
 //   - a pool's shared flag changed, which Neutron keeps as created;
 //   - an address scope deleted while pools the plan keeps are in it.
-func (s *poolState) CheckChange(c plan.Change, p *plan.Plan) error {
+func (s *poolState) checkChange(c plan.Change, p *plan.Plan) error {
 	switch cur := c.Current.(type) {
 	case *resource.SubnetPool:
 		subs := s.subnets[cur.M.ID]

@@ -31,7 +31,12 @@ func (p preparedTarget) Read(context.Context) (reconcile.State, error) { return 
 func (p preparedTarget) Objects() []resource.Object               { return p.current }
 func (p preparedTarget) Names() map[resource.Kind]map[string]bool { return p.names }
 func (preparedTarget) AsStored(o resource.Object) resource.Object { return o }
-func (preparedTarget) Check(o resource.Object) error              { return nautobot.Supports(o) }
+func (preparedTarget) Check(c plan.Change, _ *plan.Plan) error {
+	if c.Desired == nil {
+		return nil
+	}
+	return nautobot.Supports(c.Desired)
+}
 func (preparedTarget) Apply(context.Context, []plan.Change) (int, error) {
 	return 0, fmt.Errorf("the benchmark target does not write")
 }

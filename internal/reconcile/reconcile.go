@@ -43,21 +43,15 @@ type State interface {
 	// (a DNS name it lowercases) is not planned as an update on every
 	// run. It returns o itself when nothing changes.
 	AsStored(o resource.Object) resource.Object
-	// Check says before any write that the target has no place for a
-	// desired object. It may join several errors (errors.Join); one with
-	// a Field method is about that field.
-	Check(o resource.Object) error
+	// Check says before any write that the target cannot make change c
+	// of plan p: it has no place for the desired object, or would refuse
+	// the change half way (a delete of what the target still uses). It
+	// may join several errors (errors.Join); one with a Field method is
+	// about that field.
+	Check(c plan.Change, p *plan.Plan) error
 	// Apply writes changes in the order given and returns how many
 	// objects it wrote.
 	Apply(ctx context.Context, changes []plan.Change) (writes int, err error)
-}
-
-// ChangeChecker is a State with rules about changes that no desired object
-// shows: a delete, or an update that takes something away (Neutron
-// deletes no subnet pool it allocated subnets from). The errors are
-// refusals, like Check's.
-type ChangeChecker interface {
-	CheckChange(c plan.Change, p *plan.Plan) error
 }
 
 // fieldError is a Checker's error about one field of an object.
@@ -183,20 +177,11 @@ func build(desired, current []resource.Object, names map[resource.Kind]map[strin
 // CheckTarget adds a problem for every object the plan writes that st
 // says it cannot hold.
 func (r *Result) CheckTarget(st State) {
-	cc, _ := st.(ChangeChecker)
 	for _, ch := range r.Plan.Changes {
 		if !ch.Action.Writes() {
 			continue
 		}
-		var err error
-		if ch.Desired != nil {
-			err = st.Check(ch.Desired)
-		}
-		if cc != nil {
-			if cerr := cc.CheckChange(ch, r.Plan); cerr != nil {
-				err = errors.Join(err, cerr)
-			}
-		}
+		err := st.Check(ch, r.Plan)
 		if err == nil {
 			continue
 		}

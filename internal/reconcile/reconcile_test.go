@@ -47,11 +47,11 @@ type namedState struct {
 
 func (s namedState) Names() map[resource.Kind]map[string]bool { return s.n.names }
 
-func (s namedState) Check(o resource.Object) error {
-	if s.n.check == nil {
+func (s namedState) Check(c plan.Change, _ *plan.Plan) error {
+	if s.n.check == nil || c.Desired == nil {
 		return nil
 	}
-	return s.n.check(o)
+	return s.n.check(c.Desired)
 }
 
 func TestPlanApplyConverges(t *testing.T) {

@@ -38,5 +38,5 @@ type listed struct {
 func (s listed) Objects() []resource.Object                               { return s.objs }
 func (listed) Names() map[resource.Kind]map[string]bool                   { return nil }
 func (listed) AsStored(o resource.Object) resource.Object                 { return o }
-func (listed) Check(resource.Object) error                                { return nil }
+func (listed) Check(plan.Change, *plan.Plan) error                        { return nil }
 func (s listed) Apply(ctx context.Context, ch []plan.Change) (int, error) { return s.l.Apply(ctx, ch) }

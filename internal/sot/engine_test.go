@@ -368,11 +368,14 @@ func TestTargetGlue(t *testing.T) {
 		t.Errorf("AsStored = %v, want the dialect's copy", got)
 	}
 	var fe *FieldError
-	if err := st.Check(&resource.ASN{ASN: 1}); !errors.As(err, &fe) || fe.Field() != "asn" || fe.Error() == "" {
+	if err := st.Check(plan.Change{Action: plan.Create, Desired: &resource.ASN{ASN: 1}}, nil); !errors.As(err, &fe) || fe.Field() != "asn" || fe.Error() == "" {
 		t.Errorf("Check = %v, want a *FieldError about asn", err)
 	}
-	if err := st.Check(o); err != nil {
+	if err := st.Check(plan.Change{Action: plan.Create, Desired: o}, nil); err != nil {
 		t.Errorf("Check(vlan) = %v", err)
+	}
+	if err := st.Check(plan.Change{Action: plan.Delete, Current: &resource.ASN{ASN: 1}}, nil); err != nil {
+		t.Errorf("Check(delete) = %v, want deletes left to the server", err)
 	}
 	if tg.Requests() != 0 {
 		t.Errorf("Requests = %d, want 0", tg.Requests())

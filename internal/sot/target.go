@@ -233,10 +233,16 @@ func (s *State[ID, R]) Names() map[resource.Kind]map[string]bool { return s.r.Re
 // AsStored is o as the server stores it.
 func (s *State[ID, R]) AsStored(o resource.Object) resource.Object { return s.t.d.AsStored(o) }
 
-// Check reports a desired object the server cannot hold: a kind or
-// field it has no place for, or references it will refuse. Several
-// problems are joined, each a *FieldError where it is about one field.
-func (s *State[ID, R]) Check(o resource.Object) error { return s.t.d.Check(s.r, o) }
+// Check reports a change's desired object the server cannot hold: a
+// kind or field it has no place for, or references it will refuse.
+// Several problems are joined, each a *FieldError where it is about one
+// field. A delete is the server's to refuse.
+func (s *State[ID, R]) Check(c plan.Change, _ *plan.Plan) error {
+	if c.Desired == nil {
+		return nil
+	}
+	return s.t.d.Check(s.r, c.Desired)
+}
 
 // Apply writes changes and returns how many objects were written.
 func (s *State[ID, R]) Apply(ctx context.Context, changes []plan.Change) (int, error) {
