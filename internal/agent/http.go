@@ -143,10 +143,14 @@ func (a *Agent) servePage(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "render status page: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	report := st.Drift
-	if report == nil {
-		report = &drift.Report{GeneratedAt: now, Target: st.Target}
+	report := &drift.Report{GeneratedAt: now, Target: st.Target}
+	if st.Drift != nil {
+		c := *st.Drift
+		report = &c
 	}
+	// The ranges come from the last sync that counted them, which need
+	// not be the one the drift is from: a standby counts too.
+	report.Ranges = drift.RangesOf(st.Site, st.Ranges, st.RangeThreshold)
 	var page bytes.Buffer
 	// top is html/template output, so it is already escaped.
 	h := drift.HTML{Title: title(st), Refresh: refresh, Top: template.HTML(top.String()), Link: driftLink}
