@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +86,19 @@ agent:
 			t.Errorf("the status page lacks %q", want)
 		}
 	}
+	// ipsync drift counts on its own reads: how full, without a rate.
+	out := mustRun(t, "drift", "--config", cfg, "--site", "a11", "-o", "json")
+	var rep struct {
+		Ranges struct {
+			Above []rangeRow `json:"above"`
+		} `json:"ranges"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("drift -o json: %v\n%s", err, out)
+	}
+	if !slices.ContainsFunc(rep.Ranges.Above, func(r rangeRow) bool { return r.Range == name && r.Used == 9 }) {
+		t.Errorf("drift -o json: ranges above the threshold %+v lack %s at 9 of 10", rep.Ranges.Above, name)
+	}
 	t.Run("status page in a browser", func(t *testing.T) {
 		chromium := browsertest.New(t)
 		dom := chromium.DOM(t, "http://"+a.listen+"/")
@@ -131,4 +145,3 @@ type rangeRow struct {
 	Used  int    `json:"used"`
 	Size  int    `json:"size"`
 }
-

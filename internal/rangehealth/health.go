@@ -68,6 +68,15 @@ func slope(s []Sample) float64 {
 	return (n*sxy - sx*sy) / d
 }
 
+// Now is the health of us without a history: used and free, no rate.
+func Now(us []Usage) []Health {
+	out := make([]Health, len(us))
+	for i, u := range us {
+		out[i] = Health{Usage: u, UsedRatio: u.Ratio(), Free: u.Free()}
+	}
+	return out
+}
+
 // Above are the ranges of hs used at threshold or more, in hs's order.
 func Above(hs []Health, threshold float64) []Health {
 	var out []Health
