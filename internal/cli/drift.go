@@ -135,6 +135,11 @@ func (e *env) drift(ctx context.Context, f *driftFlags, paths []string) (*drift.
 			rep.Owners = append(rep.Owners, o)
 		}
 	}
+	// Nothing counted (the static spec alone, sites that could not be
+	// read): no section saying so.
+	if rep.Ranges.Counted == 0 {
+		rep.Ranges = nil
+	}
 	return rep, nil
 }
 
