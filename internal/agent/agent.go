@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/clock"
+	"github.com/ipsync/ipsync/internal/rangehealth"
 )
 
 // Config is the agent's schedule. Zero fields take the defaults noted.
@@ -52,6 +53,9 @@ type Config struct {
 	// it takes no lease either, so an agent that writes, started beside
 	// it, is not kept waiting, and the target sees only reads.
 	DryRun bool
+	// RangeThreshold is the used ratio from which the status page shows a
+	// range as filling up (rangehealth.DefaultThreshold).
+	RangeThreshold float64
 }
 
 func (c Config) withDefaults() Config {
@@ -92,6 +96,9 @@ func (c Config) withDefaults() Config {
 	if c.History <= 0 {
 		c.History = 20
 	}
+	if c.RangeThreshold <= 0 {
+		c.RangeThreshold = rangehealth.DefaultThreshold
+	}
 	return c
 }
 
@@ -108,6 +115,9 @@ type Agent struct {
 	rand    func() float64
 	page    *template.Template
 	state   *state
+	// ranges is the history of the ranges' use the rates come from; the
+	// caller may keep it across restarts (WithRangeHistory).
+	ranges *rangehealth.History
 	// stopped is what Run left undone, set when it returns.
 	stopped Stopped
 }
@@ -129,6 +139,10 @@ type Option func(*Agent)
 // WithClock replaces the real clock, for tests.
 func WithClock(c clock.Clock) Option { return func(a *Agent) { a.clock = c } }
 
+// WithRangeHistory records the ranges' use in h, which the caller may have
+// restored from a saved state and saves with the next.
+func WithRangeHistory(h *rangehealth.History) Option { return func(a *Agent) { a.ranges = h } }
+
 // New builds the agent for cfg.Site. Its metrics are registered on reg,
 // which /metrics serves; one agent per registry.
 func New(cfg Config, s Syncer, l Lease, logger *slog.Logger, reg Registry, opts ...Option) *Agent {
@@ -144,6 +158,7 @@ func New(cfg Config, s Syncer, l Lease, logger *slog.Logger, reg Registry, opts 
 		rand:    rand.Float64,
 		page:    template.Must(template.New("status").Funcs(pageFuncs()).Parse(statusHTML)),
 		state:   &state{conds: map[string]Condition{}, history: cfg.History, lastSweep: cfg.LastSweep},
+		ranges:  rangehealth.NewHistory(),
 	}
 	for _, o := range opts {
 		o(a)
@@ -172,6 +187,6 @@ func (a *Agent) setCondition(name string, ok bool, message string, fromRun bool)
 // Status is the agent's state as the status page shows it.
 func (a *Agent) Status() Status {
 	st := a.state.snapshot(a.cfg.Site, a.cfg.Target)
-	st.Start, st.DryRun, st.Heading = a.cfg.Start, a.cfg.DryRun, a.cfg.Heading
+	st.Start, st.DryRun, st.Heading, st.RangeThreshold = a.cfg.Start, a.cfg.DryRun, a.cfg.Heading, a.cfg.RangeThreshold
 	return st
 }

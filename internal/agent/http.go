@@ -29,6 +29,7 @@ func pageFuncs() template.FuncMap {
 			return t.Format("2006-01-02 15:04:05 MST")
 		},
 		"seconds": func(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) },
+		"percent": func(f float64) string { return fmt.Sprintf("%.0f%%", f*100) },
 	}
 }
 
@@ -81,6 +82,10 @@ type pageData struct {
 	RefreshSeconds int
 	HistoryView    historyView
 	Shown          int
+	// Filling are the ranges used the threshold or more, from the last
+	// sync that counted them, which need not be the one the drift is
+	// from: a standby counts too.
+	Filling *drift.Ranges
 }
 
 // StateClass colours the state's badge.
@@ -136,17 +141,22 @@ func (a *Agent) servePage(w http.ResponseWriter, _ *http.Request) {
 	st := a.Status()
 	now := a.clock.Now()
 	refresh := refreshEvery(st.NextSync, now)
-	data := pageData{Status: st, Now: now, RefreshSeconds: int(refresh / time.Second), HistoryView: newHistoryView(st.History, now, st.DryRun), Shown: drift.Shown}
+	data := pageData{Status: st, Now: now, RefreshSeconds: int(refresh / time.Second), HistoryView: newHistoryView(st.History, now, st.DryRun), Shown: drift.Shown,
+		Filling: drift.RangesOf(st.Site, st.Ranges, st.RangeThreshold)}
 	var top bytes.Buffer
 	if err := a.page.Execute(&top, data); err != nil {
 		a.log.Error("render status page", "err", err)
 		http.Error(w, "render status page: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	report := st.Drift
-	if report == nil {
-		report = &drift.Report{GeneratedAt: now, Target: st.Target}
+	report := &drift.Report{GeneratedAt: now, Target: st.Target}
+	if st.Drift != nil {
+		c := *st.Drift
+		report = &c
 	}
+	// The page shows the ranges itself, near the top: a range running out
+	// wants a look before the drift does.
+	report.Ranges = nil
 	var page bytes.Buffer
 	// top is html/template output, so it is already escaped.
 	h := drift.HTML{Title: title(st), Refresh: refresh, Top: template.HTML(top.String()), Link: driftLink}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/rangehealth"
 )
 
 // Registry is where the agent registers its metrics and what /metrics
@@ -44,6 +45,9 @@ type metrics struct {
 	requests    *prometheus.HistogramVec
 	objectsRead *prometheus.HistogramVec
 	misses      *prometheus.CounterVec
+	rangeRatio  *prometheus.GaugeVec
+	rangeIDs    *prometheus.GaugeVec
+	rangeFull   *prometheus.GaugeVec
 }
 
 func newMetrics(reg prometheus.Registerer, site string) *metrics {
@@ -104,6 +108,16 @@ func newMetrics(reg prometheus.Registerer, site string) *metrics {
 			Name: "ipsync_incremental_misses_total", Help: "Objects a sweep, or the check of a followed view, found different from what reading by changes had kept, by side; each is logged.",
 		}, []string{"site", "side"}),
 	}
+	rangeLabels := []string{"site", "kind", "range"}
+	m.rangeRatio = f.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ipsync_range_used_ratio", Help: "Share of a range's ids taken (0-1), as the last sync of the whole site counted: Neutron's segment ranges (kind: network type) and the target's VLAN groups (kind vlan_group).",
+	}, rangeLabels)
+	m.rangeIDs = f.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ipsync_range_ids", Help: "A range's ids, by state: used or free.",
+	}, append(rangeLabels, "state"))
+	m.rangeFull = f.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ipsync_range_full_seconds", Help: "Forecast: seconds until a range is full at the rate its used count rose over the agent's history (up to a week); 0 when full; absent while it is not filling or the history spans less than an hour.",
+	}, rangeLabels)
 	// Series that exist from the start, so rate() and absent() work before
 	// the first failure.
 	for _, r := range []string{resultOK, resultError, resultUnreachable, resultCanceled} {
@@ -178,5 +192,22 @@ func (m *metrics) setDrift(o drift.Owner) {
 	}
 	for _, l := range o.Leaks {
 		m.drift.WithLabelValues(m.site, l.Kind, "leak").Inc()
+	}
+}
+
+// setRanges replaces the range gauges with hs: a range gone from Neutron
+// or the target drops out, and so does a forecast that no longer holds.
+func (m *metrics) setRanges(hs []rangehealth.Health) {
+	site := prometheus.Labels{"site": m.site}
+	m.rangeRatio.DeletePartialMatch(site)
+	m.rangeIDs.DeletePartialMatch(site)
+	m.rangeFull.DeletePartialMatch(site)
+	for _, h := range hs {
+		m.rangeRatio.WithLabelValues(m.site, h.Kind, h.Range).Set(h.UsedRatio)
+		m.rangeIDs.WithLabelValues(m.site, h.Kind, h.Range, "used").Set(float64(h.Used))
+		m.rangeIDs.WithLabelValues(m.site, h.Kind, h.Range, "free").Set(float64(h.Free))
+		if h.Filling {
+			m.rangeFull.WithLabelValues(m.site, h.Kind, h.Range).Set(h.FullInSeconds)
+		}
 	}
 }

@@ -290,6 +290,11 @@ func (l *loop) record(run *inflight, r result, end time.Time) {
 			a.metrics.lag.Observe(end.Sub(run.trig.Oldest).Seconds())
 		}
 		a.metrics.sync(kindOf(run.trig), rec.Duration(), r.out)
+		if r.out.Ranges != nil {
+			hs := a.ranges.Record(end, r.out.Ranges)
+			a.metrics.setRanges(hs)
+			a.state.setRanges(hs)
+		}
 		for side, ms := range r.out.Misses {
 			for _, m := range ms {
 				log.Warn("reading by changes missed an object: a sweep or the check of the followed view found it", "side", side, "object", m)

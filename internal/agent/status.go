@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/drift"
+	"github.com/ipsync/ipsync/internal/rangehealth"
 )
 
 // Conditions the agent itself reports. Sides it could not read (the
@@ -46,6 +47,10 @@ type Status struct {
 	History History `json:"history"`
 	// Drift is from the last full sync that reached a plan; nil before one.
 	Drift *drift.Report `json:"drift,omitempty"`
+	// Ranges are every range the last sync of the whole site counted, with
+	// their rates; the page shows those used RangeThreshold or more.
+	Ranges         []rangehealth.Health `json:"ranges"`
+	RangeThreshold float64              `json:"range_threshold"`
 }
 
 // State is the agent's state in a few words, for the page's title and
@@ -110,6 +115,13 @@ type state struct {
 	lastSuccess time.Time
 	nextSync    time.Time
 	lastSweep   time.Time
+	ranges      []rangehealth.Health
+}
+
+func (s *state) setRanges(hs []rangehealth.Health) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ranges = hs
 }
 
 // setCondition records a condition and reports whether its OK changed.
@@ -185,7 +197,10 @@ func (s *state) snapshot(site, target string) Status {
 	defer s.mu.Unlock()
 	st := Status{Site: site, Target: target, LeaseHeld: s.leaseHeld, LastSuccess: s.lastSuccess,
 		NextSync: s.nextSync, LastSweep: s.lastSweep, Drift: s.report, Conditions: []Condition{}, Runs: make([]RunRecord, 0, len(s.runs)),
-		History: s.hist.snapshot()}
+		History: s.hist.snapshot(), Ranges: slices.Clone(s.ranges)}
+	if st.Ranges == nil {
+		st.Ranges = []rangehealth.Health{}
+	}
 	for _, c := range s.conds {
 		st.Conditions = append(st.Conditions, c)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/rangehealth"
 )
 
 // Syncer runs one reconcile of the site: read Neutron, read Nautobot, plan,
@@ -34,6 +35,9 @@ type Outcome struct {
 	// followed view, found that reading by changes had missed: an object
 	// and how the two reads differ.
 	Misses map[string][]string
+	// Ranges is how full the site's ranges are, from a sync that counted
+	// them (one of the whole site); nil leaves the last count standing.
+	Ranges []rangehealth.Usage
 }
 
 // ErrUnreachable marks a sync that could not read a side. The Syncer plans

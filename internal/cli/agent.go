@@ -22,6 +22,7 @@ import (
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/events"
 	"github.com/ipsync/ipsync/internal/neutron"
+	"github.com/ipsync/ipsync/internal/rangehealth"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/sitesync"
 	"github.com/ipsync/ipsync/internal/statefile"
@@ -85,7 +86,8 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	}
 	syncer := siteSyncer{s: s, clock: clock.Real()}
 	ac := agent.Config{Site: site.Name, Target: server.url, Interval: cfg.Agent.Interval, Sweep: cfg.Agent.Sweep, Jitter: cfg.Agent.Jitter,
-		LeaseTTL: cfg.Agent.LeaseTTL, LeaseRenew: cfg.Agent.LeaseRenew, DryRun: dryRun}
+		LeaseTTL: cfg.Agent.LeaseTTL, LeaseRenew: cfg.Agent.LeaseRenew, DryRun: dryRun, RangeThreshold: cfg.Agent.RangeThreshold}
+	ranges := rangehealth.NewHistory()
 	// A dry run writes nothing anywhere, its state file included: it
 	// would overwrite the state of the agent that writes, if both ran
 	// on one host with one config.
@@ -94,13 +96,13 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	}
 	if cfg.Agent.StateDir != "" && !dryRun {
 		syncer.state = &siteState{path: statefile.Path(cfg.Agent.StateDir, site.Name), s: s, clock: syncer.clock, log: e.logger.With("site", site.Name),
-			header: statefile.Header{Format: statefile.Format, Version: Version, Site: site.Name, Owner: string(owner), Target: server.url}}
+			header: statefile.Header{Format: statefile.Format, Version: Version, Site: site.Name, Owner: string(owner), Target: server.url}, ranges: ranges}
 		ac.Start = syncer.state.resume(ctx, siteScope(site, nil), cfg.Agent.RabbitMQ.URL != "")
 		ac.LastSweep = syncer.state.lastSweep
 	}
 	// The agent names its site in every line it logs; given a logger that
 	// does already, each line would say it twice.
-	a := agent.New(ac, syncer, lease, e.logger, reg)
+	a := agent.New(ac, syncer, lease, e.logger, reg, agent.WithRangeHistory(ranges))
 	stopServing, err := serveStatus(a.Handler(), cfg.Agent.Listen, e.logger.With("site", site.Name), dryRun)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/plural"
+	"github.com/ipsync/ipsync/internal/rangehealth"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -115,19 +116,29 @@ func (e *env) drift(ctx context.Context, f *driftFlags, paths []string) (*drift.
 			return nil, err
 		}
 	}
-	rep := &drift.Report{GeneratedAt: time.Now().UTC()}
+	rep := &drift.Report{GeneratedAt: time.Now().UTC(), Ranges: &drift.Ranges{Threshold: cfg.Agent.RangeThreshold, Above: []drift.Range{}}}
 	owners := append([]string{""}, sites...) // "" is the static spec
 	for _, site := range owners {
 		pf := planFlags{config: f.config, target: f.target, site: site, output: "text"}
-		rep.Owners = append(rep.Owners, e.driftOf(ctx, cfg, &pf, paths, &rep.Target))
+		o, ranges := e.driftOf(ctx, cfg, &pf, paths, &rep.Target)
+		rep.Owners = append(rep.Owners, o)
+		// A report has no history: how full, not how fast.
+		rs := drift.RangesOf(site, rangehealth.Now(ranges), rep.Ranges.Threshold)
+		rep.Ranges.Counted += rs.Counted
+		rep.Ranges.Above = append(rep.Ranges.Above, rs.Above...)
 		// The spec's segment ranges of a site that takes them are compared
 		// with its Neutron, where they go, as plan --target neutron does.
 		if s, err := cfg.Site(site); err == nil && s.SegmentRanges {
 			pf := planFlags{config: f.config, target: "neutron", site: site, output: "text"}
-			o := e.driftOf(ctx, cfg, &pf, paths, nil)
+			o, _ := e.driftOf(ctx, cfg, &pf, paths, nil)
 			o.Target = "neutron:" + site
 			rep.Owners = append(rep.Owners, o)
 		}
+	}
+	// Nothing counted (the static spec alone, sites that could not be
+	// read): no section saying so.
+	if rep.Ranges.Counted == 0 {
+		rep.Ranges = nil
 	}
 	return rep, nil
 }
@@ -154,7 +165,8 @@ func driftStatus(stderr io.Writer, rep *drift.Report) error {
 // driftOf plans one owner and turns the plan into its drift; failures to read
 // a side become the owner's error, so one unreachable site does not hide the
 // others. target, when not nil, learns what the owner was compared with.
-func (e *env) driftOf(ctx context.Context, cfg *config.Config, f *planFlags, paths []string, target *string) drift.Owner {
+// A site's ranges come with it, counted on the same reads.
+func (e *env) driftOf(ctx context.Context, cfg *config.Config, f *planFlags, paths []string, target *string) (drift.Owner, []rangehealth.Usage) {
 	name := "static spec"
 	if f.site != "" && f.target != "neutron" {
 		name = "site " + f.site
@@ -168,7 +180,7 @@ func (e *env) driftOf(ctx context.Context, cfg *config.Config, f *planFlags, pat
 		if f.site != "" && f.target != "neutron" {
 			owner = resource.NeutronOwner(f.site)
 		}
-		return drift.Owner{Owner: owner, Error: err.Error()}
+		return drift.Owner{Owner: owner, Error: err.Error()}, nil
 	}
 	defer job.close()
 	if target != nil {
@@ -176,13 +188,13 @@ func (e *env) driftOf(ctx context.Context, cfg *config.Config, f *planFlags, pat
 	}
 	r, err := job.plan(ctx)
 	if err != nil {
-		return drift.Owner{Owner: job.policy.Owner, Error: err.Error()}
+		return drift.Owner{Owner: job.policy.Owner, Error: err.Error()}, nil
 	}
 	leaks := append([]drift.Leak(nil), job.leaks...)
 	for _, p := range r.Problems {
 		leaks = append(leaks, drift.Leak{Kind: "reference", Key: p.Key.String(), Message: p.String()})
 	}
-	return drift.FromPlan(r.Plan, leaks)
+	return drift.FromPlan(r.Plan, leaks), job.ranges
 }
 
 func writeReport(w io.Writer, rep *drift.Report, format string) error {

@@ -14,9 +14,11 @@ import (
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/progress"
+	"github.com/ipsync/ipsync/internal/rangehealth"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
+	"github.com/ipsync/ipsync/internal/sitesync"
 )
 
 // job is one owner's sync against one target, wired from flags and config.
@@ -37,7 +39,10 @@ type job struct {
 	// scope is what the owner's run reads of the target and plans.
 	scope scope.Scope
 	// leaks are what the source pointed out while producing desired.
-	leaks   []drift.Leak
+	leaks []drift.Leak
+	// ranges is how full the site's ranges are, counted while producing
+	// desired; nil for the static spec.
+	ranges  []rangehealth.Usage
 	closers []func()
 	// rangesElsewhere counts the spec's segment ranges, which go to the
 	// sites' Neutron and so are not in a plan against Nautobot or NetBox.
@@ -191,7 +196,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 		}
 		j.desired = func(_ context.Context, current []resource.Object) ([]resource.Object, error) {
 			objs, leaks := src.desired(snap, current, cfg.TargetName())
-			j.leaks = leaks
+			j.leaks, j.ranges = leaks, sitesync.RangeUsage(snap, current)
 			return objs, nil
 		}
 		j.policy = cfg.PlanPolicy(resource.NeutronOwner(site.Name))

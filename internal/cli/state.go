@@ -15,6 +15,7 @@ import (
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/events"
+	"github.com/ipsync/ipsync/internal/rangehealth"
 	"github.com/ipsync/ipsync/internal/scope"
 	"github.com/ipsync/ipsync/internal/sitesync"
 	"github.com/ipsync/ipsync/internal/statefile"
@@ -45,6 +46,9 @@ type siteState struct {
 	// queue is the agent's own notification queue, kept in the state
 	// for the next start (see ownQueue).
 	queue string
+	// ranges is the agent's history of the ranges' use, restored at start
+	// and saved with the state.
+	ranges *rangehealth.History
 }
 
 // queueName is the queue the saved state names, if it is one of prefix,
@@ -71,6 +75,11 @@ func (st *siteState) resume(ctx context.Context, sc scope.Scope, notified bool) 
 		return "sweep: " + err.Error()
 	}
 	st.queue = saved.Queue
+	// The counts are the site's whatever the version or the scope: the
+	// forecasts go on from them even after a sweep.
+	if st.ranges != nil && saved.Site == st.header.Site {
+		st.ranges.Restore(saved.Ranges)
+	}
 	if err := saved.Usable(st.header, sc, st.clock.Now(), changelog.MaxGap); err != nil {
 		st.log.Warn("saved state not followed on from: the first sync is a sweep", "state", st.path, "reason", err)
 		return "sweep: the saved state cannot be followed on from: " + err.Error()
@@ -178,6 +187,9 @@ func (st *siteState) saveWith(n *statefile.Neutron) {
 	}
 	now := st.clock.Now()
 	s := &statefile.State{Header: st.header, SavedAt: now, LastSweep: st.lastSweep, Scope: statefile.ScopeOf(sc), View: view, Neutron: n, Queue: st.queue}
+	if st.ranges != nil {
+		s.Ranges = st.ranges.Saved()
+	}
 	if err := os.MkdirAll(filepath.Dir(st.path), 0o700); err != nil {
 		st.log.Warn("state not saved", "err", err)
 		return

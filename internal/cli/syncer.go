@@ -32,5 +32,5 @@ func (a siteSyncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcome, 
 		err = agent.Unreachable(ue.Side, ue.Err)
 	}
 	return agent.Outcome{Plan: out.Plan, Writes: out.Writes, Drift: out.Drift,
-		Reads: out.Reads, Objects: out.Objects, Whole: out.Whole, Misses: out.Misses}, err
+		Reads: out.Reads, Objects: out.Objects, Whole: out.Whole, Misses: out.Misses, Ranges: out.Ranges}, err
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ipsync/ipsync/internal/didyoumean"
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/rangehealth"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -135,6 +136,9 @@ type Agent struct {
 	// different clusters) or "kubernetes" (a coordination.k8s.io Lease).
 	Lease      string     `yaml:"lease"`
 	Kubernetes Kubernetes `yaml:"kubernetes"`
+	// RangeThreshold is the used ratio (0-1] from which the status page
+	// and `ipsync drift` show a segment range or VLAN group as filling up.
+	RangeThreshold float64 `yaml:"range_threshold"`
 }
 
 // Kubernetes is the cluster that keeps the Lease with agent.lease
@@ -174,7 +178,7 @@ func Default() Config {
 		Nautobot: Nautobot{PageSize: 1000, BatchSize: 250, Concurrency: 4, Timeout: 60 * time.Second, MaxWait: 3 * time.Minute},
 		NetBox:   defaultNetBox(),
 		Agent: Agent{Listen: "127.0.0.1:9478", Interval: 10 * time.Minute, Sweep: 24 * time.Hour, Jitter: 0.1, LeaseTTL: 2 * time.Minute,
-			LeaseRenew: 30 * time.Second, Lease: LeaseSoT,
+			LeaseRenew: 30 * time.Second, Lease: LeaseSoT, RangeThreshold: rangehealth.DefaultThreshold,
 			Coalesce: 200 * time.Millisecond,
 			RabbitMQ: RabbitMQ{Exchange: "neutron", Topic: "notifications.info"}},
 	}
@@ -391,6 +395,10 @@ func (a Agent) problems(path string) []Problem {
 	if a.Sweep < a.Interval {
 		out = append(out, Problem{Path: path + ".sweep", Message: fmt.Sprintf(
 			"%v is shorter than agent.interval (%v): every sync would read both sides whole", a.Sweep, a.Interval)})
+	}
+	if a.RangeThreshold <= 0 || a.RangeThreshold > 1 {
+		out = append(out, Problem{Path: path + ".range_threshold", Message: fmt.Sprintf(
+			"%g: want a used ratio above 0 and at most 1 (0.8 shows the ranges 80%% used or more)", a.RangeThreshold)})
 	}
 	return append(out, a.leaseProblems(path)...)
 }

@@ -84,6 +84,7 @@ func TestTargetErrors(t *testing.T) {
 		{"invalid-netbox-url.yaml", `2:8: netbox.url: "netbox.example.com": want http(s)://host[:port]`},
 		{"invalid-netbox-empty-rir.yaml", "3:8: netbox.rir: want the name of the RIR new ASNs get"},
 		{"invalid-netbox-aside.yaml", `5:19: netbox.location_scope: "rack": want site`},
+		{"invalid-range-threshold.yaml", "2:20: agent.range_threshold: 80: want a used ratio above 0 and at most 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -16,6 +16,8 @@ type Report struct {
 	GeneratedAt time.Time `json:"generated_at"`
 	Target      string    `json:"target"`
 	Owners      []Owner   `json:"owners"`
+	// Ranges are the ranges filling up, where they were counted.
+	Ranges *Ranges `json:"ranges,omitempty"`
 }
 
 // Owner is one owner's drift. Error is set when the owner could not be

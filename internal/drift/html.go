@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -169,7 +170,8 @@ var reportHTML string
 
 func parseReport() (*template.Template, error) {
 	t, err := template.New("report").Funcs(template.FuncMap{
-		"plural": plural.Of,
+		"plural":  plural.Of,
+		"percent": func(f float64) string { return strconv.Itoa(int(math.Round(f*100))) + "%" },
 		"seconds": func(d time.Duration) string {
 			return strconv.Itoa(int(d.Round(time.Second) / time.Second))
 		},

@@ -20,6 +20,12 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Drift against %s at %s\n", r.Target, r.GeneratedAt.Format("2006-01-02 15:04:05 MST"))
+	if rs := r.Ranges; rs != nil {
+		fmt.Fprintf(&b, "\nRanges used %.0f%% or more: %d of %d\n", rs.Threshold*100, len(rs.Above), rs.Counted)
+		for _, g := range rs.Above {
+			fmt.Fprintf(&b, "  %s %s %s: %d of %d used (%s), %d free, %s, full: %s\n", g.Site, g.Kind, g.Range, g.Used, g.Size, g.Percent(), g.Free, g.Rate(), g.Forecast())
+		}
+	}
 	for _, o := range r.Owners {
 		fmt.Fprintf(&b, "\n%s: ", o.Name())
 		switch {

@@ -18,6 +18,7 @@ import (
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/rangehealth"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -118,6 +119,10 @@ type Outcome struct {
 	// Unchanged says neither side changed since the last sync, which
 	// succeeded, so nothing was planned.
 	Unchanged bool
+	// Ranges is how full Neutron's segment ranges and the target's VLAN
+	// groups are, after a sync of the whole site read both sides (a
+	// standby's too); nil after a narrowed one, which reads part of them.
+	Ranges []rangehealth.Usage
 }
 
 // UnreachableError is a sync that could not read a side ("neutron",
@@ -231,6 +236,9 @@ func (s *Syncer) Sync(ctx context.Context, req Request) (Outcome, error) {
 	if err != nil {
 		s.settled = false
 		return out, &UnreachableError{Side: s.cfg.TargetSide, Err: err}
+	}
+	if !narrowed {
+		out.Ranges = RangeUsage(snap, st.Objects())
 	}
 	if req.Standby {
 		// The views are current; what they call for is the holder's to

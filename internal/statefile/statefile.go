@@ -21,6 +21,7 @@ import (
 	"github.com/ipsync/ipsync/internal/changelog"
 	"github.com/ipsync/ipsync/internal/events"
 	"github.com/ipsync/ipsync/internal/neutron"
+	"github.com/ipsync/ipsync/internal/rangehealth"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 )
@@ -54,6 +55,9 @@ type State struct {
 	// Queue is the agent's own notification queue, which its next start
 	// consumes again.
 	Queue string `json:"queue,omitempty"`
+	// Ranges is the history of the ranges' use the forecasts come from,
+	// which a restart keeps even where it cannot follow on from the rest.
+	Ranges []rangehealth.Series `json:"ranges,omitempty"`
 }
 
 // Neutron is Neutron as the agent's last sync saw it.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/changelog"
+	"github.com/ipsync/ipsync/internal/rangehealth"
 	"github.com/ipsync/ipsync/internal/resource"
 	"github.com/ipsync/ipsync/internal/scope"
 )
@@ -29,7 +30,8 @@ func TestSaveLoad(t *testing.T) {
 		t.Fatalf("Load() before any Save = %v, want ErrMissing", err)
 	}
 	in := &State{Header: header(), SavedAt: now, LastSweep: now.Add(-time.Hour), Scope: ScopeOf(siteScope("a11-12-network")),
-		View: changelog.Saved{Objects: []changelog.SavedObject{{Kind: resource.KindVLAN, Object: []byte(`{"group":"g","vid":100}`)}}, Names: []byte(`{"x":1}`)}}
+		View:   changelog.Saved{Objects: []changelog.SavedObject{{Kind: resource.KindVLAN, Object: []byte(`{"group":"g","vid":100}`)}}, Names: []byte(`{"x":1}`)},
+		Ranges: []rangehealth.Series{{Kind: "vlan", Range: "leaf12", Samples: []rangehealth.Sample{{At: now.Add(-time.Hour), Used: 8}, {At: now, Used: 9}}}}}
 	for range 2 { // the second Save replaces the first
 		if err := Save(path, in); err != nil {
 			t.Fatal(err)
@@ -39,7 +41,8 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Site != "a11" || !out.LastSweep.Equal(in.LastSweep) || len(out.View.Objects) != 1 || string(out.View.Names) != `{"x":1}` {
+	if out.Site != "a11" || !out.LastSweep.Equal(in.LastSweep) || len(out.View.Objects) != 1 || string(out.View.Names) != `{"x":1}` ||
+		len(out.Ranges) != 1 || len(out.Ranges[0].Samples) != 2 || out.Ranges[0].Samples[1].Used != 9 {
 		t.Errorf("Load() = %+v, want what was saved", out)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
