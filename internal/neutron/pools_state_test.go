@@ -122,6 +122,13 @@ func TestPoolStateCheck(t *testing.T) {
 				`"a11-empty" (p-empty, owned by static:deploy)`}, not: []string{`"a11-tenant"`}},
 		{name: "scope delete with every pool in it deleted too", change: scopeDelete,
 			others: []plan.Change{del("a11-tenant"), del("a11-hand-in"), del("a11-empty")}},
+		{name: "scope delete while the plan moves its pools to other namespaces", change: scopeDelete,
+			others: []plan.Change{del("a11-hand-in"), update(specPool("a11-tenant", "a12", false, "10.11.128.0/23")),
+				update(specPool("a11-empty", "a12", false, "10.11.150.0/24"))}},
+		{name: "scope delete while a pool moves out and another stays", change: scopeDelete,
+			others: []plan.Change{del("a11-hand-in"), update(specPool("a11-tenant", "a12", false, "10.11.128.0/23")),
+				update(specPool("a11-empty", "a11", false, "10.11.150.0/24"))},
+			want: []string{`"a11-empty"`}, not: []string{`"a11-tenant"`}},
 		{name: "scope update is not checked", change: plan.Change{Action: plan.Update, Key: scopeDelete.Key,
 			Desired: stateScope("", "a11", specOwner), Current: st.objs[0]}},
 	}
