@@ -117,7 +117,7 @@ func (s *poolState) checkChange(c plan.Change, p *plan.Plan) error {
 			d := c.Desired.(*resource.SubnetPool)
 			var errs []error
 			if d.Shared != cur.Shared {
-				errs = append(errs, fmt.Errorf("neutron cannot change shared of a subnet pool (%v -> %v); give the pool a new name so it is created anew", cur.Shared, d.Shared))
+				errs = append(errs, fmt.Errorf("neutron cannot change shared of a subnet pool (%v -> %v); remove the pool from the spec so that it is deleted, then declare it anew (a pool of a new name over the same prefixes would overlap it until it is gone)", cur.Shared, d.Shared))
 			}
 			var dropped []string
 			for _, q := range cur.Prefixes {

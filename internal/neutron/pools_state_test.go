@@ -111,7 +111,11 @@ func TestPoolStateCheck(t *testing.T) {
 			Desired: specPool("lab", "a11", false, "10.20.0.0/17"), Current: cur("lab")},
 			want: []string{"drops 10.20.0.0/16"}},
 		{name: "shared changed", change: update(specPool("a11-empty", "a11", true, "10.11.150.0/24")),
-			want: []string{"cannot change shared", "false -> true"}},
+			want: []string{"cannot change shared", "false -> true", "remove the pool from the spec"}},
+		// What the refusal of a shared change once advised: the same
+		// prefixes under a new name, the old pool deleted in the same plan.
+		{name: "shared changed by a new name over the same prefixes", change: create(specPool("a11-empty-shared", "a11", true, "10.11.150.0/24")),
+			others: []plan.Change{del("a11-empty")}, want: []string{"overlaps 10.11.150.0/24", `"a11-empty"`}},
 		{name: "shared changed and shrunk: both named", change: update(specPool("a11-tenant", "a11", true, "10.11.128.0/24")),
 			want: []string{"cannot change shared", "drops 10.11.128.0/23"}},
 		{name: "delete with subnets", change: del("a11-tenant"),
