@@ -102,7 +102,8 @@ func ownerText(o resource.Owner) string {
 //     outside it;
 //   - a pool deleted while subnets are allocated from it;
 //   - a pool's shared flag changed, which Neutron keeps as created;
-//   - an address scope deleted while pools the plan keeps are in it.
+//   - an address scope deleted while pools the plan keeps are in it (a
+//     pool the plan moves to another namespace is no longer kept there).
 func (s *poolState) checkChange(c plan.Change, p *plan.Plan) error {
 	switch cur := c.Current.(type) {
 	case *resource.SubnetPool:
@@ -116,7 +117,7 @@ func (s *poolState) checkChange(c plan.Change, p *plan.Plan) error {
 			d := c.Desired.(*resource.SubnetPool)
 			var errs []error
 			if d.Shared != cur.Shared {
-				errs = append(errs, fmt.Errorf("neutron cannot change shared of a subnet pool (%v -> %v); give the pool a new name so it is created anew", cur.Shared, d.Shared))
+				errs = append(errs, fmt.Errorf("neutron cannot change shared of a subnet pool (%v -> %v); remove the pool from the spec so that it is deleted, then declare it anew (a pool of a new name over the same prefixes would overlap it until it is gone)", cur.Shared, d.Shared))
 			}
 			var dropped []string
 			for _, q := range cur.Prefixes {
@@ -145,15 +146,22 @@ func (s *poolState) checkChange(c plan.Change, p *plan.Plan) error {
 		if c.Action != plan.Delete {
 			return nil
 		}
-		deleted := map[string]bool{}
+		// A pool the plan deletes, or moves to another namespace's scope
+		// (an update, written before the deletes), leaves the scope.
+		leaving := map[string]bool{}
 		for _, pc := range p.Changes {
-			if pc.Action == plan.Delete && pc.Current != nil {
-				deleted[pc.Current.Meta().ID] = true
+			switch {
+			case pc.Action == plan.Delete && pc.Current != nil:
+				leaving[pc.Current.Meta().ID] = true
+			case (pc.Action == plan.Update || pc.Action == plan.Adopt) && pc.Current != nil:
+				if d, ok := pc.Desired.(*resource.SubnetPool); ok && d.Scope() != cur.Key() {
+					leaving[pc.Current.Meta().ID] = true
+				}
 			}
 		}
 		var users []string
 		for _, u := range s.poolsIn[cur.M.ID] {
-			if !deleted[u.M.ID] {
+			if !leaving[u.M.ID] {
 				users = append(users, fmt.Sprintf("%q (%s, %s)", u.Name, u.M.ID, ownerText(u.M.Owner)))
 			}
 		}

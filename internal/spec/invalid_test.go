@@ -65,6 +65,21 @@ func TestInvalidFiles(t *testing.T) {
 		{"invalid-ref-namespace.yaml", 5, "namespace", `namespace "a12" is not declared in the spec; did you mean "a11"?`},
 		{"invalid-ref-namespace-ip.yaml", 5, "namespace", `namespace "b22" is not declared`},
 		{"invalid-asn-range.yaml", 2, "asn", "4294967296 is outside 1-4294967295"},
+		{"invalid-duplicate-subnet-pool.yaml", 3, "name", "duplicate subnet_pool a11-tenant-v4, first declared at testdata/invalid-duplicate-subnet-pool.yaml:2:5"},
+		{"invalid-pool-missing-prefixes.yaml", 2, "prefixes", "required field missing in this subnet_pool"},
+		{"invalid-pool-no-prefixes.yaml", 4, "prefixes", "a pool needs at least one prefix"},
+		{"invalid-pool-prefixes-not-a-list.yaml", 4, "prefixes", "must be a list of text"},
+		{"invalid-pool-cidr.yaml", 4, "prefixes", `invalid CIDR "10.11.300.0/24"`},
+		{"invalid-pool-host-bits.yaml", 4, "prefixes", "10.11.128.1/18: host bits set, did you mean 10.11.128.0/18"},
+		{"invalid-pool-mixed-versions.yaml", 4, "prefixes", "10.11.128.0/18 and 2001:db8:11::/48: a pool holds prefixes of one IP version"},
+		{"invalid-pool-prefixlen-too-long.yaml", 5, "max_prefixlen", "33 is longer than an IPv4 prefix can be (32)"},
+		{"invalid-pool-prefixlen-zero.yaml", 5, "min_prefixlen", "0 is outside 1-128"},
+		{"invalid-pool-prefixlen-over-128.yaml", 6, "max_prefixlen", "129 is outside 1-128"},
+		{"invalid-pool-min-over-default.yaml", 5, "min_prefixlen", "min_prefixlen 28 is greater than default_prefixlen 26"},
+		{"invalid-pool-default-over-max.yaml", 6, "default_prefixlen", "default_prefixlen 29 is greater than max_prefixlen 28"},
+		{"invalid-pool-min-over-max.yaml", 6, "min_prefixlen", "min_prefixlen 64 is greater than max_prefixlen 56"},
+		{"invalid-pool-overlap.yaml", 4, "prefixes", "10.11.160.0/20 overlaps 10.11.128.0/18 of subnet pool a11-tenant-v4 (declared at testdata/invalid-pool-overlap.yaml:2:5) in site a11"},
+		{"invalid-pool-overlap-no-site.yaml", 4, "prefixes", "10.22.64.0/18 overlaps 10.22.0.0/16 of subnet pool b22-tenant-v4 (declared at testdata/invalid-pool-overlap-no-site.yaml:3:5) in every site it goes to"},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {
