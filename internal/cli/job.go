@@ -235,7 +235,14 @@ func (e *env) specObjects(cfg *config.Config, paths []string) ([]resource.Object
 	if len(paths) == 0 {
 		return nil, usagef("no spec: give spec paths as arguments or set spec.paths in the config")
 	}
-	return e.loadSpec(paths, cfg.StaticOwner())
+	objs, err := e.loadSpec(paths, cfg.StaticOwner())
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range unknownSites(cfg, objs) {
+		fmt.Fprintf(e.stderr, "note: %s\n", d)
+	}
+	return objs, nil
 }
 
 func siteNamespace(s *config.Site) string {
