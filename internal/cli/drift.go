@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/rangehealth"
+	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -190,11 +192,17 @@ func (e *env) driftOf(ctx context.Context, cfg *config.Config, f *planFlags, pat
 	if err != nil {
 		return drift.Owner{Owner: job.policy.Owner, Error: err.Error()}, nil
 	}
-	leaks := append([]drift.Leak(nil), job.leaks...)
+	return ownerDrift(r, job.leaks), job.ranges
+}
+
+// ownerDrift is the drift of r's owner: its plan's changes, the leaks its
+// source pointed out, and the references that do not resolve.
+func ownerDrift(r *reconcile.Result, leaks []drift.Leak) drift.Owner {
+	leaks = slices.Clone(leaks)
 	for _, p := range r.Problems {
 		leaks = append(leaks, drift.Leak{Kind: "reference", Key: p.Key.String(), Message: p.String()})
 	}
-	return drift.FromPlan(r.Plan, leaks), job.ranges
+	return drift.FromPlan(r.Plan, leaks)
 }
 
 func writeReport(w io.Writer, rep *drift.Report, format string) error {
