@@ -128,9 +128,10 @@ func (e *env) drift(ctx context.Context, f *driftFlags, paths []string) (*drift.
 		rs := drift.RangesOf(site, rangehealth.Now(ranges), rep.Ranges.Threshold)
 		rep.Ranges.Counted += rs.Counted
 		rep.Ranges.Above = append(rep.Ranges.Above, rs.Above...)
-		// The spec's segment ranges of a site that takes them are compared
-		// with its Neutron, where they go, as plan --target neutron does.
-		if s, err := cfg.Site(site); err == nil && s.SegmentRanges {
+		// The spec's segment ranges and subnet pools of a site that takes
+		// them are compared with its Neutron, where they go, as plan
+		// --target neutron and the site's agent do.
+		if s, err := cfg.Site(site); err == nil && (s.SegmentRanges || s.SubnetPools) {
 			pf := planFlags{config: f.config, target: "neutron", site: site, output: "text"}
 			o, _ := e.driftOf(ctx, cfg, &pf, paths, nil)
 			o.Target = "neutron:" + site
