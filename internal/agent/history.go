@@ -90,18 +90,25 @@ func (h *history) snapshot() History {
 	return History{StepSeconds: int(historyStep / time.Second), Steps: slices.Clone(h.steps)}
 }
 
-// driftCounts is what o leaves drifting, per kind and drift, leaks under
+// driftCounts is what the owners leave drifting, per kind and drift, leaks under
 // "leak" with their own kinds, as ipsync_drift_objects counts it.
-func driftCounts(o drift.Owner) map[string]map[string]int {
+func driftCounts(owners ...drift.Owner) map[string]map[string]int {
 	out := map[string]map[string]int{}
-	for kind, byDrift := range o.ByKind() {
-		out[string(kind)] = maps.Clone(byDrift)
-	}
-	for _, l := range o.Leaks {
-		if out[l.Kind] == nil {
-			out[l.Kind] = map[string]int{}
+	add := func(kind, d string, n int) {
+		if out[kind] == nil {
+			out[kind] = map[string]int{}
 		}
-		out[l.Kind]["leak"]++
+		out[kind][d] += n
+	}
+	for _, o := range owners {
+		for kind, byDrift := range o.ByKind() {
+			for d, n := range byDrift {
+				add(string(kind), d, n)
+			}
+		}
+		for _, l := range o.Leaks {
+			add(l.Kind, "leak", 1)
+		}
 	}
 	return out
 }

@@ -28,26 +28,29 @@ const (
 )
 
 type metrics struct {
-	site        string
-	runs        *prometheus.CounterVec
-	duration    prometheus.Observer
-	objects     *prometheus.GaugeVec
-	refusals    prometheus.Gauge
-	writes      prometheus.Counter
-	drift       *prometheus.GaugeVec
-	lastSuccess prometheus.Gauge
-	softErrors  prometheus.Gauge
-	noOps       prometheus.Counter
-	lag         prometheus.Observer
-	condition   *prometheus.GaugeVec
-	leaseHeld   prometheus.Gauge
-	syncs       *prometheus.HistogramVec
-	requests    *prometheus.HistogramVec
-	objectsRead *prometheus.HistogramVec
-	misses      *prometheus.CounterVec
-	rangeRatio  *prometheus.GaugeVec
-	rangeIDs    *prometheus.GaugeVec
-	rangeFull   *prometheus.GaugeVec
+	site     string
+	runs     *prometheus.CounterVec
+	duration prometheus.Observer
+	objects  *prometheus.GaugeVec
+	refusals prometheus.Gauge
+	writes   prometheus.Counter
+	// neutronWrites counts the other direction: the static spec's
+	// objects written to the site's Neutron.
+	neutronWrites prometheus.Counter
+	drift         *prometheus.GaugeVec
+	lastSuccess   prometheus.Gauge
+	softErrors    prometheus.Gauge
+	noOps         prometheus.Counter
+	lag           prometheus.Observer
+	condition     *prometheus.GaugeVec
+	leaseHeld     prometheus.Gauge
+	syncs         *prometheus.HistogramVec
+	requests      *prometheus.HistogramVec
+	objectsRead   *prometheus.HistogramVec
+	misses        *prometheus.CounterVec
+	rangeRatio    *prometheus.GaugeVec
+	rangeIDs      *prometheus.GaugeVec
+	rangeFull     *prometheus.GaugeVec
 }
 
 func newMetrics(reg prometheus.Registerer, site string) *metrics {
@@ -69,6 +72,9 @@ func newMetrics(reg prometheus.Registerer, site string) *metrics {
 		}, []string{"site"}).WithLabelValues(site),
 		writes: f.NewCounterVec(prometheus.CounterOpts{
 			Name: "ipsync_writes_total", Help: "Objects written to the target.",
+		}, []string{"site"}).WithLabelValues(site),
+		neutronWrites: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "ipsync_neutron_writes_total", Help: "Objects of the static spec (segment ranges, subnet pools, address scopes) written to the site's Neutron.",
 		}, []string{"site"}).WithLabelValues(site),
 		drift: f.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "ipsync_drift_objects", Help: "Drifting objects and leaks found by the last full sync, by kind and drift.",
@@ -166,32 +172,40 @@ func (m *metrics) setLease(held bool) {
 	m.leaseHeld.Set(v)
 }
 
-// setPlan replaces the objects gauge with p's summary; kind/action pairs
-// gone from the plan drop out instead of keeping old counts.
-func (m *metrics) setPlan(p *plan.Plan) {
-	m.refusals.Set(float64(len(p.Refusals)))
+// setPlan replaces the objects gauge with the plans' summaries (the sync's
+// plan against the target and, for a site that takes them, the spec's
+// against its Neutron: their kinds differ); kind/action pairs gone from
+// the plans drop out instead of keeping old counts.
+func (m *metrics) setPlan(plans ...*plan.Plan) {
+	refusals := 0
 	m.objects.DeletePartialMatch(prometheus.Labels{"site": m.site})
-	for _, r := range p.Summary.Rows() {
-		for action, n := range map[string]int{
-			"create": r.Create, "update": r.Update, "adopt": r.Adopt, "delete": r.Delete,
-			"conflict": r.Conflict, "noop": r.Noop, "skip": r.Skip,
-		} {
-			m.objects.WithLabelValues(m.site, string(r.Kind), action).Set(float64(n))
+	for _, p := range plans {
+		refusals += len(p.Refusals)
+		for _, r := range p.Summary.Rows() {
+			for action, n := range map[string]int{
+				"create": r.Create, "update": r.Update, "adopt": r.Adopt, "delete": r.Delete,
+				"conflict": r.Conflict, "noop": r.Noop, "skip": r.Skip,
+			} {
+				m.objects.WithLabelValues(m.site, string(r.Kind), action).Add(float64(n))
+			}
 		}
 	}
+	m.refusals.Set(float64(refusals))
 }
 
-// setDrift replaces the drift gauge with o's items; leaks count under
-// drift "leak" with their own kind names.
-func (m *metrics) setDrift(o drift.Owner) {
+// setDrift replaces the drift gauge with the owners' items; leaks count
+// under drift "leak" with their own kind names.
+func (m *metrics) setDrift(owners ...drift.Owner) {
 	m.drift.DeletePartialMatch(prometheus.Labels{"site": m.site})
-	for kind, byDrift := range o.ByKind() {
-		for d, n := range byDrift {
-			m.drift.WithLabelValues(m.site, string(kind), d).Set(float64(n))
+	for _, o := range owners {
+		for kind, byDrift := range o.ByKind() {
+			for d, n := range byDrift {
+				m.drift.WithLabelValues(m.site, string(kind), d).Add(float64(n))
+			}
 		}
-	}
-	for _, l := range o.Leaks {
-		m.drift.WithLabelValues(m.site, l.Kind, "leak").Inc()
+		for _, l := range o.Leaks {
+			m.drift.WithLabelValues(m.site, l.Kind, "leak").Inc()
+		}
 	}
 }
 

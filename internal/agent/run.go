@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/ipsync/ipsync/internal/backoff"
 	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/drift"
+	"github.com/ipsync/ipsync/internal/plan"
+	"github.com/ipsync/ipsync/internal/plural"
 )
 
 func stopTimer(t clock.Timer) {
@@ -271,6 +274,10 @@ func (l *loop) record(run *inflight, r result, end time.Time) {
 	if len(rec.Reads) > 0 {
 		log = log.With("reads", rec.Reads)
 	}
+	if n := r.out.Neutron; n != nil {
+		a.recordNeutron(n, log)
+		rec.Writes += n.Writes
+	}
 	switch {
 	case r.err == nil:
 		rec.Result = resultOK
@@ -283,7 +290,7 @@ func (l *loop) record(run *inflight, r result, end time.Time) {
 		}
 		a.metrics.lastSuccess.Set(float64(end.UnixNano()) / 1e9)
 		a.metrics.softErrors.Set(0)
-		if !run.trig.Standby && r.out.Writes == 0 && (r.out.Plan == nil || r.out.Plan.Writes() == 0) {
+		if !run.trig.Standby && r.out.Writes == 0 && (r.out.Plan == nil || r.out.Plan.Writes() == 0) && r.out.Neutron.idle() {
 			a.metrics.noOps.Inc()
 		}
 		if run.trig.Events > 0 && !run.trig.Oldest.IsZero() {
@@ -329,10 +336,47 @@ func (l *loop) record(run *inflight, r result, end time.Time) {
 	// got as far as a plan replaces the drift shown and counted.
 	var left map[string]map[string]int
 	if run.trig.Full && r.out.Plan != nil {
-		a.metrics.setPlan(r.out.Plan)
-		a.metrics.setDrift(r.out.Drift)
-		a.state.setReport(&drift.Report{GeneratedAt: end, Target: a.cfg.Target, Owners: []drift.Owner{r.out.Drift}})
-		left = driftCounts(r.out.Drift)
+		plans, owners := []*plan.Plan{r.out.Plan}, []drift.Owner{r.out.Drift}
+		if n := r.out.Neutron; n != nil {
+			owners = append(owners, n.Drift)
+			if n.Plan != nil {
+				plans = append(plans, n.Plan)
+			}
+		}
+		a.metrics.setPlan(plans...)
+		a.metrics.setDrift(owners...)
+		a.state.setReport(&drift.Report{GeneratedAt: end, Target: a.cfg.Target, Owners: owners})
+		left = driftCounts(owners...)
 	}
 	a.state.addRun(rec, left)
+}
+
+// recordNeutron reports the part of a sync that wrote the static spec's
+// objects to the site's Neutron: its own condition, writes and log line,
+// so that a spec that does not load or a refused plan there shows without
+// failing the sync of Neutron into the target.
+func (a *Agent) recordNeutron(n *NeutronPart, log *slog.Logger) {
+	if n.Writes > 0 {
+		a.metrics.neutronWrites.Add(float64(n.Writes))
+	}
+	log = log.With("part", "spec to neutron", "neutron_writes", n.Writes)
+	if n.Err != nil {
+		a.setCondition(CondSpec, false, n.Err.Error(), false)
+		log.Warn("the spec's objects of the site were not all written to its Neutron", "err", n.Err)
+		return
+	}
+	msg := "the spec's objects of the site are in its Neutron"
+	switch {
+	case a.cfg.DryRun && n.Plan != nil && n.Plan.Writes() > 0:
+		msg = fmt.Sprintf("dry run: %s to the site's Neutron planned, nothing written", plural.Of(n.Plan.Writes(), "change"))
+	case n.Writes > 0:
+		msg = fmt.Sprintf("%s of the spec written to the site's Neutron", plural.Of(n.Writes, "object"))
+	}
+	a.setCondition(CondSpec, true, msg, false)
+	log.Info("spec to neutron done")
+}
+
+// idle says the part planned and wrote nothing; a nil part is idle.
+func (n *NeutronPart) idle() bool {
+	return n == nil || n.Writes == 0 && (n.Plan == nil || n.Plan.Writes() == 0)
 }

@@ -17,6 +17,10 @@ import (
 const (
 	CondLease = "lease" // this agent holds the site's write lease
 	CondSync  = "sync"  // the last sync did not fail for a reason other than an unreachable side
+	// CondSpec is the static spec: the reconciler's is readable; an agent's
+	// is loaded and its objects of the site in the site's Neutron as the
+	// spec has them (written, or for a dry run planned) without a refusal.
+	CondSpec = "spec"
 )
 
 // Status is what the status page and /status.json show.
@@ -93,7 +97,7 @@ type RunRecord struct {
 	Trigger string         `json:"trigger"` // "full", "events N", "full (events N)", "standby: full"
 	Events  int            `json:"events"`
 	Result  string         `json:"result"` // ok, error, unreachable, canceled
-	Writes  int            `json:"writes"`
+	Writes  int            `json:"writes"` // to the target, and the spec's to the site's Neutron
 	Reads   map[string]int `json:"reads,omitempty"`
 	// ReadWhole names the sides read whole rather than by what changed.
 	ReadWhole map[string]bool `json:"read_whole,omitempty"`
@@ -213,8 +217,9 @@ func (s *state) snapshot(site, target string) Status {
 }
 
 // readiness is ready once a sync succeeded and nothing the agent reads
-// from is failing. A lost lease (a standby agent) and a refused plan are
-// not: restarting would not help, and both show on the status page.
+// from is failing. A lost lease (a standby agent), a refused plan and a
+// spec that does not load or whose plan for Neutron is refused are not:
+// restarting would not help, and all show on the status page.
 func readiness(st Status) (bool, string) {
 	var why []string
 	if st.LastSuccess.IsZero() {
@@ -222,7 +227,7 @@ func readiness(st Status) (bool, string) {
 	}
 	for _, c := range st.Conditions {
 		switch {
-		case c.OK || c.Name == CondLease || c.Name == CondSync:
+		case c.OK || c.Name == CondLease || c.Name == CondSync || c.Name == CondSpec:
 		case strings.HasPrefix(c.Message, c.Name):
 			why = append(why, c.Message) // an error that names its side
 		default:

@@ -38,6 +38,28 @@ type Outcome struct {
 	// Ranges is how full the site's ranges are, from a sync that counted
 	// them (one of the whole site); nil leaves the last count standing.
 	Ranges []rangehealth.Usage
+	// Neutron is the sync's other direction: the static spec's objects
+	// the site opts in to, planned against its Neutron and written there;
+	// nil when the sync had none to make (the site opts in to nothing, a
+	// narrowed or a standby's sync).
+	Neutron *NeutronPart
+}
+
+// NeutronPart is what a sync did with the static spec's objects that go
+// to the site's Neutron (segment ranges, subnet pools). It succeeds or
+// fails on its own: a spec that does not load, a refused plan or a failed
+// write there leaves the sync of Neutron into the target as it was.
+type NeutronPart struct {
+	// Plan is nil when nothing was planned: the spec could not be
+	// loaded, or Neutron read.
+	Plan *plan.Plan
+	// Drift is the spec's drift in the site's Neutron, or why it could not
+	// be told (Error).
+	Drift  drift.Owner
+	Writes int
+	// Err says why the part wrote nothing or stopped short: the spec
+	// invalid, the plan refused, Neutron unreadable, a write failed.
+	Err error
 }
 
 // ErrUnreachable marks a sync that could not read a side. The Syncer plans

@@ -39,7 +39,10 @@ func newAgent(e *env) *cobra.Command {
 		Long: `The agent reconciles the site's Neutron into the target (the config's Nautobot or
 NetBox) on start and then every agent.interval (default 10m, with jitter), and within
 about a second of Neutron's notifications (agent.rabbitmq). One agent per owner writes
-at a time (a lease held in the target); a second one waits. It serves /metrics,
+at a time (a lease held in the target); a second one waits. For a site with
+segment_ranges or subnet_pools, every sync of the whole site also writes the spec's
+segment ranges and subnet pools of the site to its Neutron, as apply --site S --target
+neutron --commit does (--dry-run: plans them only). It serves /metrics,
 /healthz, /readyz and a status page on agent.listen (default 127.0.0.1:9478). SIGTERM
 stops it cleanly.`,
 		Args: usageArgs(cobra.NoArgs),
@@ -84,7 +87,11 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 	if err != nil {
 		return err
 	}
-	syncer := siteSyncer{s: s, clock: clock.Real()}
+	toNeutron, err := e.newSpecToNeutron(ctx, cfg, site, dryRun)
+	if err != nil {
+		return err
+	}
+	syncer := siteSyncer{s: s, clock: clock.Real(), toNeutron: toNeutron}
 	ac := agent.Config{Site: site.Name, Target: server.url, Interval: cfg.Agent.Interval, Sweep: cfg.Agent.Sweep, Jitter: cfg.Agent.Jitter,
 		LeaseTTL: cfg.Agent.LeaseTTL, LeaseRenew: cfg.Agent.LeaseRenew, DryRun: dryRun, RangeThreshold: cfg.Agent.RangeThreshold}
 	ranges := rangehealth.NewHistory()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/rangehealth"
+	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/resource"
 )
 
@@ -126,9 +128,10 @@ func (e *env) drift(ctx context.Context, f *driftFlags, paths []string) (*drift.
 		rs := drift.RangesOf(site, rangehealth.Now(ranges), rep.Ranges.Threshold)
 		rep.Ranges.Counted += rs.Counted
 		rep.Ranges.Above = append(rep.Ranges.Above, rs.Above...)
-		// The spec's segment ranges of a site that takes them are compared
-		// with its Neutron, where they go, as plan --target neutron does.
-		if s, err := cfg.Site(site); err == nil && s.SegmentRanges {
+		// The spec's segment ranges and subnet pools of a site that takes
+		// them are compared with its Neutron, where they go, as plan
+		// --target neutron and the site's agent do.
+		if s, err := cfg.Site(site); err == nil && (s.SegmentRanges || s.SubnetPools) {
 			pf := planFlags{config: f.config, target: "neutron", site: site, output: "text"}
 			o, _ := e.driftOf(ctx, cfg, &pf, paths, nil)
 			o.Target = "neutron:" + site
@@ -190,11 +193,17 @@ func (e *env) driftOf(ctx context.Context, cfg *config.Config, f *planFlags, pat
 	if err != nil {
 		return drift.Owner{Owner: job.policy.Owner, Error: err.Error()}, nil
 	}
-	leaks := append([]drift.Leak(nil), job.leaks...)
+	return ownerDrift(r, job.leaks), job.ranges
+}
+
+// ownerDrift is the drift of r's owner: its plan's changes, the leaks its
+// source pointed out, and the references that do not resolve.
+func ownerDrift(r *reconcile.Result, leaks []drift.Leak) drift.Owner {
+	leaks = slices.Clone(leaks)
 	for _, p := range r.Problems {
 		leaks = append(leaks, drift.Leak{Kind: "reference", Key: p.Key.String(), Message: p.String()})
 	}
-	return drift.FromPlan(r.Plan, leaks), job.ranges
+	return drift.FromPlan(r.Plan, leaks)
 }
 
 func writeReport(w io.Writer, rep *drift.Report, format string) error {

@@ -158,11 +158,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 		if err != nil {
 			return nil, err
 		}
-		objs = siteNeutronObjects(site, objs)
-		j.desired = func(_ context.Context, current []resource.Object) ([]resource.Object, error) {
-			j.leaks = undeclaredRanges(objs, current)
-			return objs, nil
-		}
+		j.wantInNeutron(site, objs)
 		j.policy = cfg.PlanPolicy(cfg.StaticOwner())
 		if err := e.openNeutronTarget(ctx, cfg, site, j); err != nil {
 			return nil, err
@@ -250,6 +246,17 @@ func siteNamespace(s *config.Site) string {
 		return s.Namespace
 	}
 	return s.Name
+}
+
+// wantInNeutron makes the job plan objs, the static spec's objects,
+// against site's Neutron: those of the kinds the site opts in to, with the
+// unmarked ranges there that no spec declares as leaks.
+func (j *job) wantInNeutron(site *config.Site, objs []resource.Object) {
+	objs = siteNeutronObjects(site, objs)
+	j.desired = func(_ context.Context, current []resource.Object) ([]resource.Object, error) {
+		j.leaks = undeclaredRanges(objs, current)
+		return objs, nil
+	}
 }
 
 // undeclaredRanges are the unmarked ranges in a site's Neutron that no spec

@@ -111,7 +111,7 @@ func (e *env) runReconciler(ctx context.Context, cfg *config.Config, paths []str
 		return err
 	}
 	defer stopServing()
-	a.SetCondition("spec", true, "watching "+strings.Join(paths, ", "))
+	a.SetCondition(agent.CondSpec, true, "watching "+strings.Join(paths, ", "))
 
 	// A change queues one sync; changes while it waits join it.
 	triggers := make(chan agent.Trigger, 1)
@@ -140,21 +140,9 @@ type staticSyncer struct {
 }
 
 func (s *staticSyncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcome, error) {
-	var objs []resource.Object
-	var diags spec.Diagnostics
-	if _, err := specwatch.Stable(s.paths, func() error {
-		var err error
-		objs, diags, err = spec.Load(s.paths, s.owner)
-		return err
-	}); err != nil {
-		return agent.Outcome{}, fmt.Errorf("read spec: %w", err)
-	}
-	if len(diags) > 0 {
-		lines := make([]string, len(diags))
-		for i, d := range diags {
-			lines[i] = d.String()
-		}
-		return agent.Outcome{}, fmt.Errorf("spec invalid, nothing was written: fix it where it is kept:\n  %s", strings.Join(lines, "\n  "))
+	objs, _, err := loadStableSpec(s.paths, s.owner)
+	if err != nil {
+		return agent.Outcome{}, err
 	}
 	// Segment ranges and subnet pools go to each site's Neutron.
 	objs = slices.DeleteFunc(objs, func(o resource.Object) bool { return o.Kind().NeutronOnly() })
@@ -181,4 +169,28 @@ func (s *staticSyncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcom
 	// Everything planned was written.
 	out.Drift = out.Drift.Written()
 	return out, nil
+}
+
+// loadStableSpec loads the spec at paths for owner as it was at one
+// instant, for the daemons: an invalid spec is an error naming every
+// problem by file and line. It returns the fingerprint of the files read.
+func loadStableSpec(paths []string, owner resource.Owner) ([]resource.Object, specwatch.Fingerprint, error) {
+	var objs []resource.Object
+	var diags spec.Diagnostics
+	fp, err := specwatch.Stable(paths, func() error {
+		var err error
+		objs, diags, err = spec.Load(paths, owner)
+		return err
+	})
+	if err != nil {
+		return nil, fp, fmt.Errorf("read spec: %w", err)
+	}
+	if len(diags) > 0 {
+		lines := make([]string, len(diags))
+		for i, d := range diags {
+			lines[i] = d.String()
+		}
+		return nil, fp, fmt.Errorf("spec invalid, nothing was written: fix it where it is kept:\n  %s", strings.Join(lines, "\n  "))
+	}
+	return objs, fp, nil
 }

@@ -16,6 +16,9 @@ type siteSyncer struct {
 	s     *sitesync.Syncer
 	state *siteState
 	clock clock.Clock
+	// toNeutron writes the spec's objects the site opts in to to its
+	// Neutron; nil when it opts in to none.
+	toNeutron *specToNeutron
 }
 
 func (a siteSyncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcome, error) {
@@ -31,6 +34,14 @@ func (a siteSyncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcome, 
 	if ue, ok := errors.AsType[*sitesync.UnreachableError](err); ok {
 		err = agent.Unreachable(ue.Side, ue.Err)
 	}
-	return agent.Outcome{Plan: out.Plan, Writes: out.Writes, Drift: out.Drift,
-		Reads: out.Reads, Objects: out.Objects, Whole: out.Whole, Misses: out.Misses, Ranges: out.Ranges}, err
+	o := agent.Outcome{Plan: out.Plan, Writes: out.Writes, Drift: out.Drift,
+		Reads: out.Reads, Objects: out.Objects, Whole: out.Whole, Misses: out.Misses, Ranges: out.Ranges}
+	// The other direction goes with every sync of the whole site by the
+	// lease's holder (or a dry run), whatever the first one's result: the
+	// two read and write different things. A standby writes nothing, and
+	// a sync cancelled (the lease lost, a stop) starts nothing more.
+	if a.toNeutron != nil && (t == nil || t.Full && !t.Standby) && ctx.Err() == nil {
+		o.Neutron = a.toNeutron.sync(ctx)
+	}
+	return o, err
 }
