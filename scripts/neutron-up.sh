@@ -30,10 +30,17 @@
 #   NEUTRON_API_WORKERS  API worker processes (default 1)
 #   NEUTRON_KEEP_DB=1    keep the database of a previous start instead of starting empty
 #   NEUTRON_NOTIFY_URL   rabbit://user:pass@host:port/ to publish oslo notifications to (default: none)
+#   NEUTRON_TYPE_DRIVERS ML2 type_drivers (default flat,vlan,vxlan; add local for the test driver's
+#                        hierarchical bindings)
 #   NEUTRON_FILTER_VALIDATION  true (Neutron's default) or false; false lets lists take changed_since,
 #                        which Neutron's filter validation refuses as an unknown filter
 #   NEUTRON_MECH_DRIVERS ML2 mechanism_drivers (default none: a port with a host fails to bind);
-#                        baremetal binds bare-metal ports on the nodes report-agent names.
+#                        baremetal binds bare-metal ports on the nodes report-agent names;
+#                        test (Neutron's own test driver) binds a port on host-hierarchical
+#                        hierarchically: under a local network's segment it allocates a dynamic
+#                        VLAN segment on physnet1 (give physnet1 a VLAN range, and the local
+#                        type), and leaves it behind when the port unbinds; it refuses the
+#                        ports baremetal binds, so the two go to Neutrons of their own
 #                        networking-baremetal 6.0.0 answers 500 to a network created with
 #                        several segments at once ("segments": [...]): its postcommit reads
 #                        provider:network_type, which such a network lacks; create the
@@ -55,6 +62,7 @@ DBNAME=neutron_$PORT
 HERE=$(cd "$(dirname "$0")" && pwd)
 PACKAGES="python3-neutron python3-ironic-neutron-agent python3-pymysql curl jq sqlite3"
 MECH=${NEUTRON_MECH_DRIVERS:-}
+TYPE_DRIVERS=${NEUTRON_TYPE_DRIVERS:-flat,vlan,vxlan}
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -117,7 +125,7 @@ quota_network = -1
 quota_subnet = -1
 quota_port = -1
 [ml2]
-type_drivers = flat,vlan,vxlan
+type_drivers = $TYPE_DRIVERS
 tenant_network_types = vlan,vxlan
 mechanism_drivers = $MECH
 extension_drivers = port_security,dns

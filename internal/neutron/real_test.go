@@ -23,6 +23,19 @@ func realNeutron(t testing.TB) string {
 	return strings.TrimSuffix(strings.TrimSuffix(u, "/"), "/v2.0")
 }
 
+// realHierarchicalNeutron is the base URL of the real Neutron whose own
+// test mechanism driver binds ports hierarchically, with dynamic VLAN
+// segments (NEUTRON_MECH_DRIVERS=test): one of its own, because that
+// driver refuses the ports networking-baremetal binds.
+func realHierarchicalNeutron(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("IPSYNC_NEUTRON_HIERARCHICAL_URL")
+	if u == "" {
+		t.Skip("set IPSYNC_NEUTRON_HIERARCHICAL_URL (NEUTRON_MECH_DRIVERS=test NEUTRON_TYPE_DRIVERS=flat,vlan,vxlan,local NEUTRON_VLAN_RANGES=physnet1:100:109 scripts/neutron-up.sh start) to run")
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(u, "/"), "/v2.0")
+}
+
 // realBaremetalNeutron is the base URL of the real Neutron that binds
 // bare-metal ports (NEUTRON_MECH_DRIVERS=baremetal): one of its own,
 // because networking-baremetal refuses networks created with several

@@ -65,7 +65,8 @@ func lookupRead(req *http.Request) bool {
 // its followed view was made on. Its requests are the change log's, the
 // write, and the marker's preflight (the tag by name, the custom fields);
 // it reads none of the lookups again, which the whole read the view
-// follows on from learnt.
+// follows on from learnt. (NetBox's create also writes and deletes the
+// record of its intent, which lets a lost answer be recovered.)
 func TestEventSyncReadsNoLookups(t *testing.T) {
 	eachTargetOf(t, servertest.Each, func(t *testing.T, g realTarget) {
 		ctx := context.Background()
@@ -99,17 +100,20 @@ func TestEventSyncReadsNoLookups(t *testing.T) {
 			if lookupRead(req) {
 				lookups = append(lookups, line)
 			}
-			if req.Method != http.MethodGet && req.Method != http.MethodOptions {
+			// NetBox's create of an address also writes and deletes the
+			// record of its intent (lost-create recovery): a tag, not the
+			// object.
+			if req.Method != http.MethodGet && req.Method != http.MethodOptions && strings.HasPrefix(req.URL.Path, "/api/ipam/") {
 				writes++
 			}
 		}
 		slices.Sort(all)
-		t.Logf("event sync writing one address: %d requests, %d of them writes: %s", len(all), writes, strings.Join(all, ", "))
+		t.Logf("event sync writing one address: %d requests, %d of them writes of objects: %s", len(all), writes, strings.Join(all, ", "))
 		if len(lookups) > 0 {
 			t.Errorf("the event sync read lookups again: %s", strings.Join(lookups, ", "))
 		}
 		if writes != 1 {
-			t.Errorf("the event sync sent %d writes, want 1: %s", writes, fmt.Sprint(all))
+			t.Errorf("the event sync sent %d writes of objects, want 1: %s", writes, fmt.Sprint(all))
 		}
 	})
 }
