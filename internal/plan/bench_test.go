@@ -13,8 +13,12 @@ func BenchmarkPlan(b *testing.B) {
 			desired, current := benchdata.State(n, me)
 			b.ReportAllocs()
 			var p *Plan
+			cpu0, ok := cpuTime()
 			for b.Loop() {
 				p = Make(desired, current, DefaultPolicy(me))
+			}
+			if cpu1, _ := cpuTime(); ok {
+				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 			}
 			if len(p.Refusals) > 0 {
 				b.Fatalf("plan refused: %v", p.Refusals)

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
 
@@ -26,26 +27,36 @@ func newIndex(objs []resource.Object, n int) *index {
 	return &index{slots: make([]uint64, size), mask: size - 1, objs: objs}
 }
 
-// add records objs[i] under id, whose hash is h, and reports false if id is already present.
-func (x *index) add(h uint64, id resource.Identity, i int) bool {
+// add records objs[i], whose identity's hash is h. If an object of that
+// identity is present already, it returns that one's position and false.
+// Identities are read only when 32 bits of hash match, which is almost
+// always a repeated identity: adding touches the table, not the objects.
+func (x *index) add(h uint64, i int) (int, bool) {
 	tag := h >> 32 << 32
 	for s := h & x.mask; ; s = (s + 1) & x.mask {
 		e := x.slots[s]
 		if e == 0 {
 			x.slots[s] = tag | uint64(i+1)
-			return true
+			return i, true
 		}
-		if e&^0xffffffff == tag && x.objs[e&0xffffffff-1].Identity() == id {
-			return false
+		if e&^0xffffffff == tag {
+			if first := int(e&0xffffffff) - 1; x.objs[first].Identity() == x.objs[i].Identity() {
+				return first, false
+			}
 		}
 	}
 }
 
-// get returns the position of the object with identity id.
-func (x *index) get(h uint64, id resource.Identity) (int, bool) {
+// first reads the slot where a lookup of h starts. Reading the slots of
+// several lookups before making them lets the core wait for their cache
+// misses at once instead of one after the other.
+func (x *index) first(h uint64) uint64 { return x.slots[h&x.mask] }
+
+// get returns the position of the object with identity id, whose hash is
+// h; e is first(h).
+func (x *index) get(h uint64, id resource.Identity, e uint64) (int, bool) {
 	tag := h >> 32 << 32
 	for s := h & x.mask; ; s = (s + 1) & x.mask {
-		e := x.slots[s]
 		if e == 0 {
 			return 0, false
 		}
@@ -54,22 +65,37 @@ func (x *index) get(h uint64, id resource.Identity) (int, bool) {
 				return i, true
 			}
 		}
+		e = x.slots[(s+1)&x.mask]
 	}
 }
 
-// hash mixes the identity's parts. Hashing the name with maphash and folding
-// in the address and number by multiplication is about three times cheaper
-// than maphash.Comparable on the whole struct, which also hashes the kind's
-// string and the address's zone handle.
-func hashIdentity(seed maphash.Seed, id resource.Identity) uint64 {
+// hasher hashes identities with one seed. It remembers the hash of the
+// last name: objects in a row mostly share their namespace or group, and
+// comparing a name costs less than hashing it.
+type hasher struct {
+	seed     maphash.Seed
+	name     string
+	nameHash uint64
+}
+
+func newHasher(seed maphash.Seed) *hasher {
+	return &hasher{seed: seed, nameHash: maphash.String(seed, "")}
+}
+
+// hash mixes the identity's parts: the name's maphash, and the address
+// and number folded in by multiplication, then one round of mixing that
+// spreads every bit over the slot and the tag. Distinct parts of one
+// name give distinct values before the mixing, which keeps them apart
+// after it. maphash.Comparable on the whole struct costs several times as
+// much: it also hashes the kind's string and the address's zone handle.
+func (x *hasher) hash(id resource.Identity) uint64 {
+	if id.Name != x.name {
+		x.name, x.nameHash = id.Name, maphash.String(x.seed, id.Name)
+	}
 	a := id.Addr.As16()
-	hi := uint64(a[0])<<56 | uint64(a[1])<<48 | uint64(a[2])<<40 | uint64(a[3])<<32 | uint64(a[4])<<24 | uint64(a[5])<<16 | uint64(a[6])<<8 | uint64(a[7])
-	lo := uint64(a[8])<<56 | uint64(a[9])<<48 | uint64(a[10])<<40 | uint64(a[11])<<32 | uint64(a[12])<<24 | uint64(a[13])<<16 | uint64(a[14])<<8 | uint64(a[15])
-	h := maphash.String(seed, id.Name)
-	h = mix(h ^ hi)
-	h = mix(h ^ lo)
-	h = mix(h ^ uint64(id.Num)<<8 ^ uint64(id.Kind.Rank()+1))
-	return h
+	hi, lo := binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(a[8:])
+	num := uint64(id.Num)<<8 | uint64(id.Kind.Rank()+1)
+	return mix(x.nameHash ^ hi*0x9e3779b97f4a7c15 ^ lo*0xc2b2ae3d27d4eb4f ^ num*0x165667b19e3779f9)
 }
 
 // mix is the finalizer of SplitMix64: every input bit affects every output bit.

@@ -26,8 +26,8 @@ import (
 //     being deleted to another one), which the target writes first.
 //
 // It returns the deletes left, and the desired objects of the conflicts
-// it made.
-func (p *Plan) uniques(desired []resource.Object, current []resource.Object, del []Change) ([]Change, map[resource.Object]bool) {
+// it made. keyed are the positions of the objects that have unique keys.
+func (p *Plan) uniques(desired []resource.Object, current []resource.Object, del []Change, keyed keyed) ([]Change, map[resource.Object]bool) {
 	u := &uniquer{p: p, del: del, desired: desired, current: current,
 		holder:  map[resource.UniqueKey]resource.Object{},
 		change:  map[resource.Object]int{},
@@ -35,7 +35,7 @@ func (p *Plan) uniques(desired []resource.Object, current []resource.Object, del
 		wanted:  map[resource.Object]int{},
 		refused: map[resource.Object]bool{},
 	}
-	if !u.index(desired, current) {
+	if !u.index(keyed) {
 		return del, nil
 	}
 	u.refuse()
@@ -68,23 +68,17 @@ type uniquer struct {
 
 // index records the objects that have unique keys; it reports false when
 // none has, so that plans of prefixes and addresses pay nothing more.
-func (u *uniquer) index(desired, current []resource.Object) bool {
-	found := false
-	for _, c := range current {
+func (u *uniquer) index(keyed keyed) bool {
+	if len(keyed.current) == 0 && len(keyed.desired) == 0 {
+		return false
+	}
+	for _, i := range keyed.current {
+		c := u.current[i]
 		for _, k := range c.UniqueKeys() {
-			found = true
 			if _, ok := u.holder[k]; !ok {
 				u.holder[k] = c
 			}
 		}
-	}
-	for _, d := range desired {
-		if len(d.UniqueKeys()) > 0 {
-			found = true
-		}
-	}
-	if !found {
-		return false
 	}
 	for i, c := range u.p.Changes {
 		if c.Current != nil && len(c.Current.UniqueKeys()) > 0 {
@@ -99,8 +93,8 @@ func (u *uniquer) index(desired, current []resource.Object) bool {
 			u.deleted[c.Current] = i
 		}
 	}
-	for _, d := range desired {
-		if i, ok := u.wanted[d]; ok && u.p.Changes[i].Action.Writes() {
+	for _, j := range keyed.desired {
+		if i, ok := u.wanted[u.desired[j]]; ok && u.p.Changes[i].Action.Writes() {
 			u.writers = append(u.writers, i)
 		}
 	}

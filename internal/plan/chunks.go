@@ -1,0 +1,36 @@
+package plan
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// each runs fn(k) for every k below n on up to workers goroutines, which
+// take the next k as they finish one: on shared cores one may run slower
+// than another, and a fixed split would wait for it. Callers keep each
+// k's results apart and join them in order, so the outcome does not
+// depend on which goroutine ran what.
+func each(n, workers int, fn func(k int)) {
+	if workers <= 1 || n <= 1 {
+		for k := range n {
+			fn(k)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
+				fn(k)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// chunks is how many chunks of size hold n items.
+func chunks(n, size int) int { return (n + size - 1) / size }
+
+// bounds are the first and last+1 item of chunk k of size.
+func bounds(k, size, n int) (int, int) { return k * size, min(n, (k+1)*size) }
