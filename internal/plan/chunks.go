@@ -5,24 +5,25 @@ import (
 	"sync/atomic"
 )
 
-// each runs fn(k) for every k below n on up to workers goroutines, which
-// take the next k as they finish one: on shared cores one may run slower
-// than another, and a fixed split would wait for it. Callers keep each
-// k's results apart and join them in order, so the outcome does not
-// depend on which goroutine ran what.
-func each(n, workers int, fn func(k int)) {
+// each runs fn(w, k) for every k below n on up to workers goroutines,
+// w being the goroutine's number, below workers. They take the next k
+// as they finish one: on shared cores one may run slower than another,
+// and a fixed split would wait for it. Callers keep each k's results
+// apart and join them in order, so the outcome does not depend on which
+// goroutine ran what; w only picks scratch space to reuse.
+func each(n, workers int, fn func(w, k int)) {
 	if workers <= 1 || n <= 1 {
 		for k := range n {
-			fn(k)
+			fn(0, k)
 		}
 		return
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(workers, n) {
+	for w := range min(workers, n) {
 		wg.Go(func() {
 			for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
-				fn(k)
+				fn(w, k)
 			}
 		})
 	}

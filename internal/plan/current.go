@@ -11,84 +11,88 @@ import (
 // cache on nearly every insert.
 func shardCount(n, perShard int) int { return 1 << bits.Len(uint(n/perShard)) }
 
-// hashCurrent hashes the current objects' identities and notes their
-// flags and unique keys while each object is at hand. counts are, for
-// each chunk, how many of its objects fall in each shard.
-func (m *matcher) hashCurrent() (keyed []int32, counts [][]int32) {
+// shardRuns are the hashes of one chunk of current objects sorted by
+// shard, keeping the objects' order within each shard (a counting sort):
+// shard s has entries start[s] to start[s+1], and offsets are the
+// objects' positions in the chunk. Sorting chunk by chunk keeps what is
+// written to memory a pass and a half of the hashes instead of three.
+type shardRuns struct {
+	hashes  []uint64
+	offsets []uint16
+	start   []int32
+}
+
+// hashCurrent hashes the current objects' identities, sorted by shard,
+// and notes their flags and unique keys while each object is at hand.
+func (m *matcher) hashCurrent() ([]int32, []shardRuns) {
 	n := chunks(len(m.current), m.chunk)
-	keyedBy := make([][]int32, n)
+	keyed := make([][]int32, n)
 	owned := make([]int, n)
-	counts = make([][]int32, n)
-	each(n, m.workers, func(k int) {
+	runs := make([]shardRuns, n)
+	scratch := make([][]uint64, m.workers)
+	each(n, m.workers, func(w, k int) {
 		h := m.hasher()
-		count := make([]int32, len(m.shards))
+		if scratch[w] == nil {
+			scratch[w] = make([]uint64, m.chunk)
+		}
 		lo, hi := bounds(k, m.chunk, len(m.current))
+		hashes := scratch[w][:hi-lo]
+		start := make([]int32, len(m.shards)+1)
 		for i := lo; i < hi; i++ {
 			c := m.current[i]
-			m.hashes[i] = h.hash(c.Identity())
-			count[m.shardOf(m.hashes[i])]++
+			hashes[i-lo] = h.hash(c.Identity())
+			start[m.shardOf(hashes[i-lo])+1]++
 			if c.Meta().Owner == m.policy.Owner {
 				m.flags[i] = ownedFlag
 				owned[k]++
 			}
 			if len(c.UniqueKeys()) > 0 {
-				keyedBy[k] = append(keyedBy[k], int32(i))
+				keyed[k] = append(keyed[k], int32(i))
 			}
 		}
-		counts[k] = count
+		for s := range m.shards {
+			start[s+1] += start[s]
+		}
+		r := shardRuns{hashes: make([]uint64, len(hashes)), offsets: make([]uint16, len(hashes)), start: start}
+		next := slices.Clone(start[:len(m.shards)])
+		for off, x := range hashes {
+			s := m.shardOf(x)
+			r.hashes[next[s]], r.offsets[next[s]] = x, uint16(off)
+			next[s]++
+		}
+		runs[k] = r
 	})
 	for _, o := range owned {
 		m.owned += o
 	}
-	return slices.Concat(keyedBy...), counts
+	return slices.Concat(keyed...), runs
 }
 
-// indexCurrent sorts the hashes by shard, keeping the order of the
-// objects within each (a counting sort, chunk by chunk), then builds each
-// shard's index from its run of hashes. The first current object of an
-// identity is indexed; the later ones are marked, and counted as owned
-// no more.
-func (m *matcher) indexCurrent(counts [][]int32) {
-	next := make([][]int32, len(counts))
-	start := make([]int, len(m.shards)+1)
-	at := 0
-	for s := range m.shards {
-		start[s] = at
-		for k := range counts {
-			if s == 0 {
-				next[k] = make([]int32, len(m.shards))
-			}
-			next[k][s] = int32(at)
-			at += int(counts[k][s])
-		}
-	}
-	start[len(m.shards)] = at
-	hashes, positions := make([]uint64, len(m.hashes)), make([]int32, len(m.hashes))
-	each(len(counts), m.workers, func(k int) {
-		lo, hi := bounds(k, m.chunk, len(m.current))
-		for i := lo; i < hi; i++ {
-			s := m.shardOf(m.hashes[i])
-			at := next[k][s]
-			next[k][s]++
-			hashes[at], positions[at] = m.hashes[i], int32(i)
-		}
-	})
-
+// indexCurrent builds each shard's index from its runs, chunk after
+// chunk. The first current object of an identity is indexed; the later
+// ones are marked, and counted as owned no more.
+func (m *matcher) indexCurrent(runs []shardRuns) {
 	repeated := make([][][2]int32, len(m.shards))
 	ownedAgain := make([]int, len(m.shards))
-	each(len(m.shards), m.workers, func(s int) {
-		x := newIndex(m.current, start[s+1]-start[s])
-		for at := start[s]; at < start[s+1]; at++ {
-			i := int(positions[at])
-			first, ok := x.add(hashes[at], i)
-			if ok {
-				continue
-			}
-			m.flags[i] |= repeatedFlag
-			m.flags[first] |= heldTwice
-			repeated[s] = append(repeated[s], [2]int32{int32(i), int32(first)})
-			if m.flags[i]&ownedFlag != 0 {
-				ownedAgain[s]++
+	each(len(m.shards), m.workers, func(_, s int) {
+		size := 0
+		for _, r := range runs {
+			size += int(r.start[s+1] - r.start[s])
+		}
+		x := newIndex(m.current, size)
+		for k, r := range runs {
+			for at := r.start[s]; at < r.start[s+1]; at++ {
+				i := k*m.chunk + int(r.offsets[at])
+				first, ok := x.add(r.hashes[at], i)
+				if ok {
+					continue
+				}
+				m.flags[i] |= repeatedFlag
+				m.flags[first] |= heldTwice
+				repeated[s] = append(repeated[s], [2]int32{int32(i), int32(first)})
+				if m.flags[i]&ownedFlag != 0 {
+					ownedAgain[s]++
+				}
 			}
 		}
 		m.shards[s] = x
@@ -103,8 +107,10 @@ func (m *matcher) indexCurrent(counts [][]int32) {
 }
 
 // deletes plans the owner's current objects no desired object matched.
-func (m *matcher) deletes(p *Plan) []Change {
+// It counts those the mode leaves alone apart, as skips.
+func (m *matcher) deletes() ([]Change, Summary) {
 	var del []Change
+	skipped := Summary{}
 	for i, f := range m.flags {
 		if f&ownedFlag == 0 || m.claims[i].Load() != 0 {
 			continue
@@ -114,10 +120,10 @@ func (m *matcher) deletes(p *Plan) []Change {
 		}
 		c := m.current[i]
 		if m.policy.Mode != ModeSync {
-			p.Summary.count(c.Kind(), Skip)
+			skipped.count(c.Kind(), Skip)
 			continue
 		}
-		del = append(del, Change{Action: Delete, Key: c.Key(), Current: c, Fields: empty(c).Diff(c)})
+		del = append(del, Change{Action: Delete, Key: c.Key(), Current: c, Fields: m.empty(c).Diff(c)})
 	}
-	return del
+	return del, skipped
 }

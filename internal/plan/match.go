@@ -25,8 +25,7 @@ type matcher struct {
 	seed             maphash.Seed
 	tuning
 
-	hashes []uint64 // of the current objects' identities
-	flags  []uint8  // of the current objects
+	flags []uint8 // of the current objects
 	// claims are, for each current object, 1 + the position of the
 	// first desired object matched to it; 0 for none.
 	claims []atomic.Int32
@@ -35,6 +34,7 @@ type matcher struct {
 	// to that earlier one, the one in the index.
 	firstOf map[int32]int32
 	owned   int // current objects with the owner's marker, once each identity
+	blank   [kindCount]resource.Object
 }
 
 // Flags of a current object.
@@ -48,7 +48,7 @@ const (
 // paths on a few objects.
 type tuning struct {
 	workers  int // goroutines
-	chunk    int // objects a goroutine takes at a time
+	chunk    int // objects a goroutine takes at a time, at most 1<<16
 	perShard int // current objects an index holds, about
 }
 
@@ -78,23 +78,45 @@ type matching struct {
 type keyed struct{ desired, current []int32 }
 
 func match(desired, current []resource.Object, policy Policy, t tuning) matching {
-	m := &matcher{desired: desired, current: current, policy: policy, seed: maphash.MakeSeed(), tuning: t,
-		hashes: make([]uint64, len(current)), flags: make([]uint8, len(current)),
+	m := &matcher{desired: desired, current: current, policy: policy, seed: maphash.MakeSeed(), tuning: t, blank: blanks(),
+		flags:  make([]uint8, len(current)),
 		claims: make([]atomic.Int32, len(current)), shards: make([]*index, shardCount(len(current), t.perShard))}
 	var out matching
-	var counts [][]int32
-	out.keyed.current, counts = m.hashCurrent()
-	m.indexCurrent(counts)
+	var runs []shardRuns
+	out.keyed.current, runs = m.hashCurrent()
+	m.indexCurrent(runs)
 	parts := m.matchDesired()
-	out.plan = m.settle(parts)
+	var skipped Summary
+	out.deletes, skipped = m.deletes()
+	out.plan = m.settle(parts, len(out.deletes))
+	for k, counts := range skipped {
+		out.plan.Summary.add(k, Skip, counts[Skip])
+	}
 	for _, pt := range parts {
 		out.keyed.desired = append(out.keyed.desired, pt.keyed...)
 	}
-	out.deletes = m.deletes(out.plan)
 	return out
 }
 
 func (m *matcher) hasher() *hasher { return newHasher(m.seed) }
+
+// blanks are an empty object of each kind. Diff only reads them, so the
+// creates and deletes of a plan share them.
+func blanks() [kindCount]resource.Object {
+	var out [kindCount]resource.Object
+	for r, k := range resource.Kinds() {
+		out[r], _ = resource.New(k)
+	}
+	return out
+}
+
+// empty is an empty object of o's kind, as the package's empty gives it.
+func (m *matcher) empty(o resource.Object) resource.Object {
+	if r := o.Kind().Rank(); r >= 0 {
+		return m.blank[r]
+	}
+	return empty(o)
+}
 
 // shardOf picks an index from the hash's high half, which an index uses
 // only as a tag, so shards do not leave index slots unused. The number
@@ -116,7 +138,7 @@ type demotion struct{ d, c int32 }
 // matchDesired plans each chunk of desired objects.
 func (m *matcher) matchDesired() []*part {
 	parts := make([]*part, chunks(len(m.desired), m.chunk))
-	each(len(parts), m.workers, func(k int) {
+	each(len(parts), m.workers, func(_, k int) {
 		pt := &part{Plan: &Plan{Policy: m.policy, Summary: Summary{}}}
 		lo, hi := bounds(k, m.chunk, len(m.desired))
 		m.matchChunk(pt, lo, hi)
@@ -164,7 +186,7 @@ func (m *matcher) matchOne(pt *part, j, i int, found bool) {
 	}
 	switch {
 	case !found:
-		pt.add(Change{Action: Create, Key: d.Key(), Desired: d, Fields: d.Diff(empty(d))})
+		pt.add(Change{Action: Create, Key: d.Key(), Desired: d, Fields: d.Diff(m.empty(d))})
 	case !m.claim(pt, i, j):
 		pt.add(declaredTwice(d, m.policy))
 	case m.flags[i]&heldTwice != 0:

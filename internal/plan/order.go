@@ -10,8 +10,10 @@ import (
 
 // sortChanges puts changes in the order they are applied, keeping the
 // order they came in where compareChanges sees no difference. It sorts
-// positions, not the changes: moving 20,000 changes of 128 bytes each
+// positions, not the changes: moving 20,000 changes of 136 bytes each
 // through a stable sort's rotations cost more than the comparisons.
+// Then it moves each change once, to its place, following the cycles of
+// the permutation.
 func sortChanges(cs []Change) {
 	order := make([]int32, len(cs))
 	for i := range order {
@@ -20,11 +22,22 @@ func sortChanges(cs []Change) {
 	slices.SortFunc(order, func(a, b int32) int {
 		return cmp.Or(compareChanges(&cs[a], &cs[b]), cmp.Compare(a, b))
 	})
-	sorted := make([]Change, len(cs))
-	for k, i := range order {
-		sorted[k] = cs[i]
+	for k := range order {
+		if order[k] < 0 {
+			continue
+		}
+		first := cs[k]
+		for j := k; ; {
+			from := int(order[j])
+			order[j] = -1
+			if from == k {
+				cs[j] = first
+				break
+			}
+			cs[j] = cs[from]
+			j = from
+		}
 	}
-	copy(cs, sorted)
 }
 
 // phase orders the groups of changes: writes parent-first, then deletes

@@ -13,10 +13,12 @@ func declaredTwice(d resource.Object, policy Policy) Change {
 // settle joins the parts in desired order and turns into conflicts the
 // desired objects planned as the first of their identity that were not:
 // those that lost their current object to an earlier one, and creates of
-// an identity created before.
-func (m *matcher) settle(parts []*part) *Plan {
+// an identity created before. It makes room for more changes to come:
+// the deletes, added once the mass-delete guard has counted them.
+func (m *matcher) settle(parts []*part, more int) *Plan {
 	p := &Plan{Policy: m.policy, Summary: Summary{}, Owned: m.owned}
 	for _, pt := range parts {
+		more += len(pt.Changes)
 		for k, counts := range pt.Summary {
 			for a, c := range counts {
 				p.Summary.add(k, a, c)
@@ -30,6 +32,9 @@ func (m *matcher) settle(parts []*part) *Plan {
 		for _, dm := range pt.demoted {
 			m.demote(p, parts[int(dm.d)/m.chunk], dm)
 		}
+	}
+	if more > 0 {
+		p.Changes = make([]Change, 0, more)
 	}
 	created := map[resource.Identity]struct{}{}
 	for _, pt := range parts {

@@ -29,10 +29,10 @@ import (
 // it made. keyed are the positions of the objects that have unique keys.
 func (p *Plan) uniques(desired []resource.Object, current []resource.Object, del []Change, keyed keyed) ([]Change, map[resource.Object]bool) {
 	u := &uniquer{p: p, del: del, desired: desired, current: current,
-		holder:  map[resource.UniqueKey]resource.Object{},
+		holder:  make(map[resource.UniqueKey]resource.Object, len(keyed.current)),
 		change:  map[resource.Object]int{},
 		deleted: map[resource.Object]int{},
-		wanted:  map[resource.Object]int{},
+		wanted:  make(map[resource.Object]int, len(keyed.desired)),
 		refused: map[resource.Object]bool{},
 	}
 	if !u.index(keyed) {
