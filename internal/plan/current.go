@@ -106,24 +106,36 @@ func (m *matcher) indexCurrent(runs []shardRuns) {
 	}
 }
 
-// deletes plans the owner's current objects no desired object matched.
-// It counts those the mode leaves alone apart, as skips.
+// deletes plans the owner's current objects no desired object matched,
+// chunk by chunk. It counts those the mode leaves alone apart, as skips.
 func (m *matcher) deletes() ([]Change, Summary) {
-	var del []Change
-	skipped := Summary{}
-	for i, f := range m.flags {
-		if f&ownedFlag == 0 || m.claims[i].Load() != 0 {
-			continue
+	n := chunks(len(m.current), m.chunk)
+	del := make([][]Change, n)
+	skipped := make([]Summary, n)
+	each(n, m.workers, func(_, k int) {
+		skipped[k] = Summary{}
+		lo, hi := bounds(k, m.chunk, len(m.current))
+		for i := lo; i < hi; i++ {
+			f := m.flags[i]
+			if f&ownedFlag == 0 || m.claims[i].Load() != 0 {
+				continue
+			}
+			if f&repeatedFlag != 0 && m.claims[m.firstOf[int32(i)]].Load() != 0 {
+				continue // a duplicate of a desired key: reported as a conflict
+			}
+			c := m.current[i]
+			if m.policy.Mode != ModeSync {
+				skipped[k].count(c.Kind(), Skip)
+				continue
+			}
+			del[k] = append(del[k], Change{Action: Delete, Key: c.Key(), Current: c, Fields: m.empty(c).Diff(c)})
 		}
-		if f&repeatedFlag != 0 && m.claims[m.firstOf[int32(i)]].Load() != 0 {
-			continue // a duplicate of a desired key: reported as a conflict
+	})
+	all := Summary{}
+	for _, s := range skipped {
+		for k, counts := range s {
+			all.add(k, Skip, counts[Skip])
 		}
-		c := m.current[i]
-		if m.policy.Mode != ModeSync {
-			skipped.count(c.Kind(), Skip)
-			continue
-		}
-		del = append(del, Change{Action: Delete, Key: c.Key(), Current: c, Fields: m.empty(c).Diff(c)})
 	}
-	return del, skipped
+	return slices.Concat(del...), all
 }

@@ -36,16 +36,25 @@ func (m *matcher) settle(parts []*part, more int) *Plan {
 	if more > 0 {
 		p.Changes = make([]Change, 0, more)
 	}
-	created := map[resource.Identity]struct{}{}
+	// The creates go into an index in desired order: one finds there a
+	// create of its identity before it.
+	creates := 0
+	for _, pt := range parts {
+		for _, c := range pt.Changes {
+			if c.Action == Create {
+				creates++
+			}
+		}
+	}
+	created := newIndex(m.desired, creates)
+	h := m.hasher()
 	for _, pt := range parts {
 		for k := range pt.Changes {
 			c := &pt.Changes[k]
 			if c.Action != Create {
 				continue
 			}
-			id := c.Desired.Identity()
-			if _, again := created[id]; !again {
-				created[id] = struct{}{}
+			if _, first := created.add(h.hash(c.Desired.Identity()), int(pt.at[k])); first {
 				continue
 			}
 			p.Summary.add(c.Key.Kind, Create, -1)
