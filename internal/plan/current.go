@@ -16,8 +16,9 @@ func shardCount(n, perShard int) int { return 1 << bits.Len(uint(n/perShard)) }
 // shard s has entries start[s] to start[s+1], and offsets are the
 // objects' positions in the chunk. Sorting chunk by chunk keeps what is
 // written to memory a pass and a half of the hashes instead of three.
+// Of each hash they keep what a shard's index reads (packShard).
 type shardRuns struct {
-	hashes  []uint64
+	hashes  []uint32
 	offsets []uint16
 	start   []int32
 }
@@ -40,7 +41,7 @@ func (m *matcher) hashCurrent() ([]int32, []shardRuns) {
 		start := make([]int32, len(m.shards)+1)
 		for i := lo; i < hi; i++ {
 			c := m.current[i]
-			hashes[i-lo] = h.hash(c.Identity())
+			hashes[i-lo] = h.hash(new(c.Identity()))
 			start[m.shardOf(hashes[i-lo])+1]++
 			if c.Meta().Owner == m.policy.Owner {
 				m.flags[i] = ownedFlag
@@ -53,11 +54,11 @@ func (m *matcher) hashCurrent() ([]int32, []shardRuns) {
 		for s := range m.shards {
 			start[s+1] += start[s]
 		}
-		r := shardRuns{hashes: make([]uint64, len(hashes)), offsets: make([]uint16, len(hashes)), start: start}
+		r := shardRuns{hashes: make([]uint32, len(hashes)), offsets: make([]uint16, len(hashes)), start: start}
 		next := slices.Clone(start[:len(m.shards)])
 		for off, x := range hashes {
 			s := m.shardOf(x)
-			r.hashes[next[s]], r.offsets[next[s]] = x, uint16(off)
+			r.hashes[next[s]], r.offsets[next[s]] = packShard(x), uint16(off)
 			next[s]++
 		}
 		runs[k] = r
@@ -83,7 +84,7 @@ func (m *matcher) indexCurrent(runs []shardRuns) {
 		for k, r := range runs {
 			for at := r.start[s]; at < r.start[s+1]; at++ {
 				i := k*m.chunk + int(r.offsets[at])
-				first, ok := x.add(r.hashes[at], i)
+				first, ok := x.add(unpackShard(r.hashes[at]), i)
 				if ok {
 					continue
 				}

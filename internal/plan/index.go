@@ -3,7 +3,6 @@ package plan
 import (
 	"encoding/binary"
 	"hash/maphash"
-	"math/bits"
 
 	"github.com/ipsync/ipsync/internal/resource"
 )
@@ -16,15 +15,27 @@ import (
 // itself, so lookups are exact.
 type index struct {
 	slots []uint64 // hash<<32 | position+1; 0 is empty
-	mask  uint64
 	objs  []resource.Object
 }
 
 // newIndex makes an index for n of objs, which add then records one by one
-// with their hashIdentity hashes.
+// with their hashes. Its size is not a power of two: at two thirds full,
+// lookups still end in the cache line they start in, and a plan writes a
+// third less of index than at half full.
 func newIndex(objs []resource.Object, n int) *index {
-	size := uint64(1) << bits.Len64(uint64(2*n+1)) // load factor <= 1/2
-	return &index{slots: make([]uint64, size), mask: size - 1, objs: objs}
+	return &index{slots: make([]uint64, n+n/2+1), objs: objs}
+}
+
+// start is the slot where a search for h starts: the low half of the
+// hash scaled to the size of the table.
+func (x *index) start(h uint64) int { return int(h & 0xffffffff * uint64(len(x.slots)) >> 32) }
+
+// next is the slot after s, wrapping around.
+func (x *index) next(s int) int {
+	if s++; s == len(x.slots) {
+		return 0
+	}
+	return s
 }
 
 // add records objs[i], whose identity's hash is h. If an object of that
@@ -33,7 +44,7 @@ func newIndex(objs []resource.Object, n int) *index {
 // always a repeated identity: adding touches the table, not the objects.
 func (x *index) add(h uint64, i int) (int, bool) {
 	tag := h >> 32 << 32
-	for s := h & x.mask; ; s = (s + 1) & x.mask {
+	for s := x.start(h); ; s = x.next(s) {
 		e := x.slots[s]
 		if e == 0 {
 			x.slots[s] = tag | uint64(i+1)
@@ -47,25 +58,37 @@ func (x *index) add(h uint64, i int) (int, bool) {
 	}
 }
 
+// A shard's index is given 32 bits of each hash: 16 that pick where a
+// search starts (enough for the tens of thousands of slots of a shard),
+// and 16 of tag, so that the runs of hashes it is built from take 4
+// bytes an object instead of 8. A lookup then reads an object it does
+// not want once in 65,536 slots it passes, which costs nothing to
+// speak of. Bits 32 to 47, never seen by the index, pick the shard.
+const shardBits = 0xffff0000_ffff0000
+
+// packShard and unpackShard store shardBits of a hash in 32 bits.
+func packShard(h uint64) uint32   { return uint32(h>>48)<<16 | uint32(h>>16)&0xffff }
+func unpackShard(k uint32) uint64 { return uint64(k>>16)<<48 | uint64(k&0xffff)<<16 }
+
 // first reads the slot where a lookup of h starts. Reading the slots of
 // several lookups before making them lets the core wait for their cache
 // misses at once instead of one after the other.
-func (x *index) first(h uint64) uint64 { return x.slots[h&x.mask] }
+func (x *index) first(h uint64) uint64 { return x.slots[x.start(h)] }
 
 // get returns the position of the object with identity id, whose hash is
 // h; e is first(h).
-func (x *index) get(h uint64, id resource.Identity, e uint64) (int, bool) {
+func (x *index) get(h uint64, id *resource.Identity, e uint64) (int, bool) {
 	tag := h >> 32 << 32
-	for s := h & x.mask; ; s = (s + 1) & x.mask {
+	for s := x.start(h); ; s = x.next(s) {
 		if e == 0 {
 			return 0, false
 		}
 		if e&^0xffffffff == tag {
-			if i := int(e&0xffffffff) - 1; x.objs[i].Identity() == id {
+			if i := int(e&0xffffffff) - 1; x.objs[i].Identity() == *id {
 				return i, true
 			}
 		}
-		e = x.slots[(s+1)&x.mask]
+		e = x.slots[x.next(s)]
 	}
 }
 
@@ -88,14 +111,23 @@ func newHasher(seed maphash.Seed) *hasher {
 // name give distinct values before the mixing, which keeps them apart
 // after it. maphash.Comparable on the whole struct costs several times as
 // much: it also hashes the kind's string and the address's zone handle.
-func (x *hasher) hash(id resource.Identity) uint64 {
+func (x *hasher) hash(id *resource.Identity) uint64 {
 	if id.Name != x.name {
 		x.name, x.nameHash = id.Name, maphash.String(x.seed, id.Name)
 	}
 	a := id.Addr.As16()
 	hi, lo := binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(a[8:])
-	num := uint64(id.Num)<<8 | uint64(id.Kind.Rank()+1)
+	num := uint64(id.Num)<<16 | kindBits(id.Kind)
 	return mix(x.nameHash ^ hi*0x9e3779b97f4a7c15 ^ lo*0xc2b2ae3d27d4eb4f ^ num*0x165667b19e3779f9)
+}
+
+// kindBits tells kinds apart, for hashing, from their names' length and
+// first letter, which is cheaper than finding their rank.
+func kindBits(k resource.Kind) uint64 {
+	if k == "" {
+		return 0
+	}
+	return uint64(len(k))<<8 | uint64(k[0])
 }
 
 // mix is the finalizer of SplitMix64: every input bit affects every output bit.

@@ -155,19 +155,21 @@ func (m *matcher) matchChunk(pt *part, lo, hi int) {
 	h := m.hasher()
 	var ids [batch]resource.Identity
 	var hashes, slots [batch]uint64
+	var shards [batch]*index
 	for b0 := lo; b0 < hi; b0 += batch {
 		n := min(batch, hi-b0)
 		for b := range n {
 			ids[b] = m.desired[b0+b].Identity()
-			hashes[b] = h.hash(ids[b])
+			full := h.hash(&ids[b])
+			shards[b], hashes[b] = m.shards[m.shardOf(full)], full&shardBits
 		}
 		for b := range n {
-			slots[b] = m.shards[m.shardOf(hashes[b])].first(hashes[b])
+			slots[b] = shards[b].first(hashes[b])
 		}
 		for b := range n {
 			j := b0 + b
 			before := len(pt.Changes)
-			i, ok := m.shards[m.shardOf(hashes[b])].get(hashes[b], ids[b], slots[b])
+			i, ok := shards[b].get(hashes[b], &ids[b], slots[b])
 			m.matchOne(pt, j, i, ok)
 			if len(pt.Changes) > before {
 				pt.at = append(pt.at, int32(j))

@@ -87,8 +87,24 @@ func orderOf(c *Change) orderKey {
 }
 
 func (k *orderKey) compare(o *orderKey) int {
-	return cmp.Or(cmp.Compare(k.phase, o.phase), cmp.Compare(k.rank, o.rank), cmp.Compare(k.scope, o.scope),
-		k.addr.Compare(o.addr), cmp.Compare(k.num, o.num), cmp.Compare(k.name, o.name))
+	// Field by field, not with cmp.Or, which would compare all of them
+	// for every pair: most pairs differ in their first fields.
+	if k.phase != o.phase {
+		return cmp.Compare(k.phase, o.phase)
+	}
+	if k.rank != o.rank {
+		return cmp.Compare(k.rank, o.rank)
+	}
+	if c := cmp.Compare(k.scope, o.scope); c != 0 {
+		return c
+	}
+	if c := k.addr.Compare(o.addr); c != 0 {
+		return c
+	}
+	if k.num != o.num {
+		return cmp.Compare(k.num, o.num)
+	}
+	return cmp.Compare(k.name, o.name)
 }
 
 // phase orders the groups of changes.

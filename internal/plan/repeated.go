@@ -54,7 +54,7 @@ func (m *matcher) settle(parts []*part, more int) *Plan {
 			if c.Action != Create {
 				continue
 			}
-			if _, first := created.add(h.hash(c.Desired.Identity()), int(pt.at[k])); first {
+			if _, first := created.add(h.hash(new(c.Desired.Identity())), int(pt.at[k])); first {
 				continue
 			}
 			p.Summary.add(c.Key.Kind, Create, -1)
