@@ -3,6 +3,9 @@ package plan
 import (
 	"math/bits"
 	"slices"
+	"sync/atomic"
+
+	"github.com/ipsync/ipsync/internal/resource"
 )
 
 // shardCount is how many indexes hold n current objects: enough that
@@ -30,6 +33,9 @@ func (m *matcher) hashCurrent() ([]int32, []shardRuns) {
 	keyed := make([][]int32, n)
 	owned := make([]int, n)
 	runs := make([]shardRuns, n)
+	// One array holds the runs' hashes of all chunks, each chunk's where
+	// its objects are, so that the claims can take it over.
+	packed := make([]uint32, len(m.current))
 	scratch := make([][]uint64, m.workers)
 	each(n, m.workers, func(w, k int) {
 		h := m.hasher()
@@ -39,6 +45,7 @@ func (m *matcher) hashCurrent() ([]int32, []shardRuns) {
 		lo, hi := bounds(k, m.chunk, len(m.current))
 		hashes := scratch[w][:hi-lo]
 		start := make([]int32, len(m.shards)+1)
+		var keys []resource.UniqueKey
 		for i := lo; i < hi; i++ {
 			c := m.current[i]
 			hashes[i-lo] = h.hash(new(c.Identity()))
@@ -47,14 +54,14 @@ func (m *matcher) hashCurrent() ([]int32, []shardRuns) {
 				m.flags[i] = ownedFlag
 				owned[k]++
 			}
-			if len(c.UniqueKeys()) > 0 {
+			if keys = resource.AppendUniqueKeys(keys[:0], c); len(keys) > 0 {
 				keyed[k] = append(keyed[k], int32(i))
 			}
 		}
 		for s := range m.shards {
 			start[s+1] += start[s]
 		}
-		r := shardRuns{hashes: make([]uint32, len(hashes)), offsets: make([]uint16, len(hashes)), start: start}
+		r := shardRuns{hashes: packed[lo:hi], offsets: make([]uint16, len(hashes)), start: start}
 		next := slices.Clone(start[:len(m.shards)])
 		for off, x := range hashes {
 			s := m.shardOf(x)
@@ -66,12 +73,15 @@ func (m *matcher) hashCurrent() ([]int32, []shardRuns) {
 	for _, o := range owned {
 		m.owned += o
 	}
+	m.claims = packed
 	return slices.Concat(keyed...), runs
 }
 
 // indexCurrent builds each shard's index from its runs, chunk after
 // chunk. The first current object of an identity is indexed; the later
-// ones are marked, and counted as owned no more.
+// ones are marked, and counted as owned no more. Then it clears the
+// runs' hashes for the claims: clearing memory costs far less than
+// faulting in fresh pages.
 func (m *matcher) indexCurrent(runs []shardRuns) {
 	repeated := make([][][2]int32, len(m.shards))
 	ownedAgain := make([]int, len(m.shards))
@@ -98,6 +108,7 @@ func (m *matcher) indexCurrent(runs []shardRuns) {
 		}
 		m.shards[s] = x
 	})
+	clear(m.claims)
 	m.firstOf = map[int32]int32{}
 	for s := range m.shards {
 		for _, r := range repeated[s] {
@@ -118,10 +129,10 @@ func (m *matcher) deletes() ([]Change, Summary) {
 		lo, hi := bounds(k, m.chunk, len(m.current))
 		for i := lo; i < hi; i++ {
 			f := m.flags[i]
-			if f&ownedFlag == 0 || m.claims[i].Load() != 0 {
+			if f&ownedFlag == 0 || atomic.LoadUint32(&m.claims[i]) != 0 {
 				continue
 			}
-			if f&repeatedFlag != 0 && m.claims[m.firstOf[int32(i)]].Load() != 0 {
+			if f&repeatedFlag != 0 && atomic.LoadUint32(&m.claims[m.firstOf[int32(i)]]) != 0 {
 				continue // a duplicate of a desired key: reported as a conflict
 			}
 			c := m.current[i]

@@ -27,8 +27,10 @@ type matcher struct {
 
 	flags []uint8 // of the current objects
 	// claims are, for each current object, 1 + the position of the
-	// first desired object matched to it; 0 for none.
-	claims []atomic.Int32
+	// first desired object matched to it; 0 for none. They are read and
+	// written with sync/atomic's functions: their memory held the
+	// shards' runs of hashes before (see indexCurrent).
+	claims []uint32
 	shards []*index
 	// firstOf maps a current object whose identity an earlier one holds
 	// to that earlier one, the one in the index.
@@ -80,7 +82,7 @@ type keyed struct{ desired, current []int32 }
 func match(desired, current []resource.Object, policy Policy, t tuning) matching {
 	m := &matcher{desired: desired, current: current, policy: policy, seed: maphash.MakeSeed(), tuning: t, blank: blanks(),
 		flags:  make([]uint8, len(current)),
-		claims: make([]atomic.Int32, len(current)), shards: make([]*index, shardCount(len(current), t.perShard))}
+		shards: make([]*index, shardCount(len(current), t.perShard))}
 	var out matching
 	var runs []shardRuns
 	out.keyed.current, runs = m.hashCurrent()
@@ -129,6 +131,7 @@ type part struct {
 	at      []int32 // the desired position of each change
 	demoted []demotion
 	keyed   []int32
+	keys    []resource.UniqueKey // scratch
 }
 
 // demotion records that desired object d lost current object c to an
@@ -183,7 +186,7 @@ func (m *matcher) matchChunk(pt *part, lo, hi int) {
 // earlier one turns up.
 func (m *matcher) matchOne(pt *part, j, i int, found bool) {
 	d := m.desired[j]
-	if len(d.UniqueKeys()) > 0 {
+	if pt.keys = resource.AppendUniqueKeys(pt.keys[:0], d); len(pt.keys) > 0 {
 		pt.keyed = append(pt.keyed, int32(j))
 	}
 	switch {
@@ -203,13 +206,13 @@ func (m *matcher) matchOne(pt *part, j, i int, found bool) {
 // for settle.
 func (m *matcher) claim(pt *part, i, j int) bool {
 	for {
-		was := m.claims[i].Load()
+		was := atomic.LoadUint32(&m.claims[i])
 		if was != 0 && int(was) <= j {
 			return false
 		}
-		if m.claims[i].CompareAndSwap(was, int32(j+1)) {
+		if atomic.CompareAndSwapUint32(&m.claims[i], was, uint32(j+1)) {
 			if was != 0 {
-				pt.demoted = append(pt.demoted, demotion{d: was - 1, c: int32(i)})
+				pt.demoted = append(pt.demoted, demotion{d: int32(was - 1), c: int32(i)})
 			}
 			return true
 		}

@@ -94,9 +94,11 @@ func (u *uniquer) index(keyed keyed) bool {
 		}
 	}
 	holders := map[resource.Object]bool{}
+	var keys []resource.UniqueKey
 	for _, i := range keyed.current {
 		c := u.current[i]
-		for _, k := range c.UniqueKeys() {
+		keys = resource.AppendUniqueKeys(keys[:0], c)
+		for _, k := range keys {
 			if _, ok := u.holder[k]; !ok && taken[k] {
 				u.holder[k] = c
 				holders[c] = true
