@@ -46,18 +46,23 @@ func (m *matcher) hashCurrent() ([]int32, []shardRuns) {
 		hashes := scratch[w][:hi-lo]
 		start := make([]int32, len(m.shards)+1)
 		var keys []resource.UniqueKey
+		// Counted here and stored once: the chunks' counters share cache
+		// lines, which the cores would pass to and fro at every object.
+		var mine int
+		var withKeys []int32
 		for i := lo; i < hi; i++ {
 			c := m.current[i]
 			hashes[i-lo] = h.hash(new(c.Identity()))
 			start[m.shardOf(hashes[i-lo])+1]++
 			if c.Meta().Owner == m.policy.Owner {
 				m.flags[i] = ownedFlag
-				owned[k]++
+				mine++
 			}
 			if keys = resource.AppendUniqueKeys(keys[:0], c); len(keys) > 0 {
-				keyed[k] = append(keyed[k], int32(i))
+				withKeys = append(withKeys, int32(i))
 			}
 		}
+		owned[k], keyed[k] = mine, withKeys
 		for s := range m.shards {
 			start[s+1] += start[s]
 		}
@@ -125,7 +130,8 @@ func (m *matcher) deletes() ([]Change, Summary) {
 	del := make([][]Change, n)
 	skipped := make([]Summary, n)
 	each(n, m.workers, func(_, k int) {
-		skipped[k] = Summary{}
+		var mine []Change
+		skips := Summary{}
 		lo, hi := bounds(k, m.chunk, len(m.current))
 		for i := lo; i < hi; i++ {
 			f := m.flags[i]
@@ -137,11 +143,12 @@ func (m *matcher) deletes() ([]Change, Summary) {
 			}
 			c := m.current[i]
 			if m.policy.Mode != ModeSync {
-				skipped[k].count(c.Kind(), Skip)
+				skips.count(c.Kind(), Skip)
 				continue
 			}
-			del[k] = append(del[k], Change{Action: Delete, Key: c.Key(), Current: c, Fields: m.empty(c).Diff(c)})
+			mine = append(mine, Change{Action: Delete, Key: c.Key(), Current: c, Fields: m.empty(c).Diff(c)})
 		}
+		del[k], skipped[k] = mine, skips
 	})
 	all := Summary{}
 	for _, s := range skipped {

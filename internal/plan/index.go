@@ -23,7 +23,14 @@ type index struct {
 // lookups still end in the cache line they start in, and a plan writes a
 // third less of index than at half full.
 func newIndex(objs []resource.Object, n int) *index {
-	return &index{slots: make([]uint64, n+n/2+1), objs: objs}
+	slots := make([]uint64, n+n/2+1)
+	// Fresh memory is zero already, but a table's first touch of a page
+	// is a read (is the slot free?): the kernel maps its zero page, then
+	// the write copies it and flushes the mapping from the TLB of every
+	// core running the process, an interrupt of each in a VM. Writing
+	// the table first faults each page in once.
+	clear(slots)
+	return &index{slots: slots, objs: objs}
 }
 
 // start is the slot where a search for h starts: the low half of the
