@@ -1,9 +1,30 @@
 package plan
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
+
+// tuning is how the work is split; tests choose it to run the parallel
+// paths on a few objects.
+type tuning struct {
+	workers  int // goroutines
+	chunk    int // objects a goroutine takes at a time, at most 1<<16
+	perShard int // current objects an index holds, about
+}
+
+func defaultTuning(objects int) tuning {
+	return tuning{workers: workerCount(objects), chunk: 16 << 10, perShard: 16 << 10}
+}
+
+// workerCount uses all cores only where it pays for starting goroutines.
+func workerCount(objects int) int {
+	if objects < 50_000 {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), 8)
+}
 
 // each runs fn(w, k) for every k below n on up to workers goroutines,
 // w being the goroutine's number, below workers. They take the next k

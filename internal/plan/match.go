@@ -2,7 +2,6 @@ package plan
 
 import (
 	"hash/maphash"
-	"runtime"
 	"sync/atomic"
 
 	"github.com/ipsync/ipsync/internal/resource"
@@ -46,26 +45,6 @@ const (
 	heldTwice                      // the first of an identity the target holds more than once
 )
 
-// tuning is how the work is split; tests choose it to run the parallel
-// paths on a few objects.
-type tuning struct {
-	workers  int // goroutines
-	chunk    int // objects a goroutine takes at a time, at most 1<<16
-	perShard int // current objects an index holds, about
-}
-
-func defaultTuning(objects int) tuning {
-	return tuning{workers: workerCount(objects), chunk: 16 << 10, perShard: 16 << 10}
-}
-
-// workerCount uses all cores only where it pays for starting goroutines.
-func workerCount(objects int) int {
-	if objects < 50_000 {
-		return 1
-	}
-	return min(runtime.GOMAXPROCS(0), 8)
-}
-
 // matching is what match hands on: the plan of the desired objects, the
 // deletes apart (the mass-delete guard needs their number first), and
 // the objects that have unique keys, in order.
@@ -102,27 +81,9 @@ func match(desired, current []resource.Object, policy Policy, t tuning) matching
 
 func (m *matcher) hasher() *hasher { return newHasher(m.seed) }
 
-// blanks are an empty object of each kind. Diff only reads them, so the
-// creates and deletes of a plan share them.
-func blanks() [kindCount]resource.Object {
-	var out [kindCount]resource.Object
-	for r, k := range resource.Kinds() {
-		out[r], _ = resource.New(k)
-	}
-	return out
-}
-
-// empty is an empty object of o's kind, as the package's empty gives it.
-func (m *matcher) empty(o resource.Object) resource.Object {
-	if r := o.Kind().Rank(); r >= 0 {
-		return m.blank[r]
-	}
-	return empty(o)
-}
-
-// shardOf picks an index from the hash's high half, which an index uses
-// only as a tag, so shards do not leave index slots unused. The number
-// of shards is a power of two.
+// shardOf picks an index from bits 32 to 47 of the hash, which no index
+// sees (shardBits), so shards do not leave index slots unused. The
+// number of shards is a power of two.
 func (m *matcher) shardOf(h uint64) int { return int(h>>32) & (len(m.shards) - 1) }
 
 // part is the plan of one chunk of desired objects.

@@ -167,3 +167,21 @@ func empty(o resource.Object) resource.Object {
 	}
 	return e
 }
+
+// blanks are an empty object of each kind. Diff only reads them, so the
+// creates and deletes of a plan share them.
+func blanks() [kindCount]resource.Object {
+	var out [kindCount]resource.Object
+	for r, k := range resource.Kinds() {
+		out[r], _ = resource.New(k)
+	}
+	return out
+}
+
+// empty is an empty object of o's kind, as the package's empty gives it.
+func (m *matcher) empty(o resource.Object) resource.Object {
+	if r := o.Kind().Rank(); r >= 0 {
+		return m.blank[r]
+	}
+	return empty(o)
+}
