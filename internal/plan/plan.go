@@ -69,12 +69,12 @@ func Make(desired, current []resource.Object, policy Policy) *Plan {
 
 func makeWith(desired, current []resource.Object, policy Policy, t tuning) *Plan {
 	m := match(desired, current, policy, t)
-	return m.plan.finish(desired, current, m.deletes, m.keyed)
+	return m.plan.finish(desired, current, m.deletes, m.keyed, t.workers)
 }
 
 // finish plans what needs every object matched first: unique keys, the
 // mass-delete guard, the refusal of conflicts, and the order.
-func (p *Plan) finish(desired, current []resource.Object, del []Change, keyed keyed) *Plan {
+func (p *Plan) finish(desired, current []resource.Object, del []Change, keyed keyed, workers int) *Plan {
 	del, taken := p.uniques(desired, current, del, keyed)
 	p.foldNoops()
 	if reason := p.Policy.massDelete(len(del), p.Owned); reason != "" {
@@ -94,7 +94,7 @@ func (p *Plan) finish(desired, current []resource.Object, del []Change, keyed ke
 	if len(byKey) > 0 {
 		p.Refusals = append(p.Refusals, conflictRefusal(byKey, len(byKey), p.Policy))
 	}
-	sortChanges(p.Changes)
+	sortChanges(p.Changes, workers)
 	return p
 }
 

@@ -70,7 +70,7 @@ func planOneByOne(desired, current []resource.Object, policy Policy) *Plan {
 		}
 		del = append(del, Change{Action: Delete, Key: c.Key(), Current: c, Fields: empty(c).Diff(c)})
 	}
-	return p.finish(desired, current, del, kd)
+	return p.finish(desired, current, del, kd, 1)
 }
 
 // TestMakeAsOneByOne plans random small sites, full of repeated keys,
@@ -228,8 +228,9 @@ func object(c *Change) resource.Object {
 	return c.Current
 }
 
-// TestSortChangesIsStable: sorting positions keeps the order of changes
-// compareChanges holds equal, as a stable sort of the changes does.
+// TestSortChangesIsStable: sorting positions, on one core or as two
+// halves merged, keeps the order of changes compareChanges holds equal,
+// as a stable sort of the changes does.
 func TestSortChangesIsStable(t *testing.T) {
 	for seed := range uint64(500) {
 		r := rand.New(rand.NewPCG(seed, 2))
@@ -243,9 +244,10 @@ func TestSortChangesIsStable(t *testing.T) {
 		}
 		want := slices.Clone(cs)
 		slices.SortStableFunc(want, func(a, b Change) int { return compareChanges(&a, &b) })
-		sortChanges(cs)
+		workers := 1 + int(seed%2)
+		sortChanges(cs, workers)
 		if !reflect.DeepEqual(cs, want) {
-			t.Fatalf("seed %d: sortChanges differs from a stable sort", seed)
+			t.Fatalf("seed %d, %d workers: sortChanges differs from a stable sort", seed, workers)
 		}
 	}
 }
