@@ -4,13 +4,7 @@
 package plan
 
 import (
-	"cmp"
 	"fmt"
-	"hash/maphash"
-	"net/netip"
-	"runtime"
-	"slices"
-	"sync"
 
 	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/resource"
@@ -69,46 +63,21 @@ const Skip Action = '/'
 // the target holds in the owner's scope) and plans the changes. Objects
 // are matched by natural key; unique keys besides it (a VLAN's name in
 // its group) then refuse, renumber or order the changes (see uniques).
-//
-// Objects are split into shards by the hash of their identity, and the
-// shards are planned in parallel: an identity always lands in one shard, so
-// each shard sees all the objects that could match, and duplicates.
 func Make(desired, current []resource.Object, policy Policy) *Plan {
-	n := shardCount(len(desired) + len(current))
-	seed := maphash.MakeSeed()
-	dh, ch := hashAll(desired, seed, n), hashAll(current, seed, n)
+	return makeWith(desired, current, policy, defaultTuning(len(desired)+len(current)))
+}
 
-	parts := make([]*Plan, n)
-	deletes := make([][]Change, n)
-	// Each current object belongs to one shard, so shards share matched
-	// without locks: none writes another's elements.
-	matched := make([]bool, len(current))
-	var wg sync.WaitGroup
-	for s := range n {
-		wg.Go(func() {
-			parts[s], deletes[s] = planShard(desired, dh, current, ch, matched, uint64(s), uint64(n), policy)
-		})
-	}
-	wg.Wait()
+func makeWith(desired, current []resource.Object, policy Policy, t tuning) *Plan {
+	m := match(desired, current, policy, t)
+	return m.plan.finish(desired, current, m.deletes, m.keyed, t.workers)
+}
 
-	p := &Plan{Policy: policy, Summary: Summary{}}
-	var del []Change
-	for s, part := range parts {
-		p.Changes = append(p.Changes, part.Changes...)
-		p.Owned += part.Owned
-		for k, m := range part.Summary {
-			for a, c := range m {
-				p.Summary.add(k, a, c)
-			}
-		}
-		for r, c := range part.noops {
-			p.noops[r] += c
-		}
-		del = append(del, deletes[s]...)
-	}
-	del, taken := p.uniques(desired, current, del)
+// finish plans what needs every object matched first: unique keys, the
+// mass-delete guard, the refusal of conflicts, and the order.
+func (p *Plan) finish(desired, current []resource.Object, del []Change, keyed keyed, workers int) *Plan {
+	del, taken := p.uniques(desired, current, del, keyed)
 	p.foldNoops()
-	if reason := policy.massDelete(len(del), p.Owned); reason != "" {
+	if reason := p.Policy.massDelete(len(del), p.Owned); reason != "" {
 		p.Refusals = append(p.Refusals, reason)
 	}
 	for _, c := range del {
@@ -123,9 +92,9 @@ func Make(desired, current []resource.Object, policy Policy) *Plan {
 		}
 	}
 	if len(byKey) > 0 {
-		p.Refusals = append(p.Refusals, conflictRefusal(byKey, len(byKey), policy))
+		p.Refusals = append(p.Refusals, conflictRefusal(byKey, len(byKey), p.Policy))
 	}
-	slices.SortStableFunc(p.Changes, compareChanges)
+	sortChanges(p.Changes, workers)
 	return p
 }
 
@@ -150,107 +119,6 @@ func conflictRefusal(changes []Change, n int, policy Policy) string {
 		return fmt.Sprintf("%s; %d carry no ipsync marker (--adopt takes those over), the others belong to another owner: resolve those by hand", msg, unmarked)
 	}
 	return msg + "; they belong to another owner: change that owner's data or this one's, never both"
-}
-
-// shardCount uses both cores only where it pays for starting goroutines.
-func shardCount(objects int) int {
-	if objects < 50_000 {
-		return 1
-	}
-	return min(runtime.GOMAXPROCS(0), 8)
-}
-
-// shardOf picks a shard from the hash's high half, which the index uses
-// only as a tag, so shards do not leave index slots unused.
-func shardOf(h, n uint64) uint64 { return (h >> 32) % n }
-
-// hashAll hashes every object's identity, in parallel chunks.
-func hashAll(objs []resource.Object, seed maphash.Seed, n int) []uint64 {
-	out := make([]uint64, len(objs))
-	var wg sync.WaitGroup
-	chunk := (len(objs) + n - 1) / max(n, 1)
-	for lo := 0; lo < len(objs); lo += chunk {
-		hi := min(lo+chunk, len(objs))
-		wg.Go(func() {
-			for i := lo; i < hi; i++ {
-				out[i] = hashIdentity(seed, objs[i].Identity())
-			}
-		})
-	}
-	wg.Wait()
-	return out
-}
-
-// planShard plans the objects whose hash falls in shard s of n. It returns
-// the deletes apart, because the mass-delete guard needs the total first.
-func planShard(desired []resource.Object, dh []uint64, current []resource.Object, ch []uint64, matched []bool, s, n uint64, policy Policy) (*Plan, []Change) {
-	p := &Plan{Policy: policy, Summary: Summary{}}
-	size := 0
-	for _, h := range ch {
-		if shardOf(h, n) == s {
-			size++
-		}
-	}
-	idx := newIndex(current, size)
-	dupCurrent := map[resource.Identity]bool{}
-	for i, c := range current {
-		if shardOf(ch[i], n) != s {
-			continue
-		}
-		if id := c.Identity(); !idx.add(ch[i], id, i) {
-			dupCurrent[id] = true
-			continue
-		}
-		if c.Meta().Owner == policy.Owner {
-			p.Owned++
-		}
-	}
-
-	created := map[resource.Identity]struct{}{}
-	for j, d := range desired {
-		if shardOf(dh[j], n) != s {
-			continue
-		}
-		id := d.Identity()
-		i, ok := idx.get(dh[j], id)
-		dup := false
-		if ok {
-			dup = matched[i]
-		} else {
-			_, dup = created[id]
-		}
-		switch {
-		case dup:
-			p.add(Change{Action: Conflict, Key: d.Key(), Desired: d, Reason: "declared more than once by " + string(policy.Owner)})
-		case !ok:
-			created[id] = struct{}{}
-			p.add(Change{Action: Create, Key: d.Key(), Desired: d, Fields: d.Diff(empty(d))})
-		case dupCurrent[id]:
-			matched[i] = true
-			p.add(Change{Action: Conflict, Key: d.Key(), Desired: d, Current: current[i], Reason: "the target holds more than one object with this key; remove the duplicate by hand"})
-		default:
-			matched[i] = true
-			p.compare(d, current[i])
-		}
-	}
-
-	var deletes []Change
-	for i, c := range current {
-		if shardOf(ch[i], n) != s || matched[i] || c.Meta().Owner != policy.Owner {
-			continue
-		}
-		if id := c.Identity(); dupCurrent[id] {
-			if first, _ := idx.get(ch[i], id); matched[first] {
-				continue // a duplicate of a desired key: reported as a conflict
-			}
-		}
-		if policy.Mode != ModeSync {
-			p.Summary.count(c.Kind(), Skip)
-			continue
-		}
-		deletes = append(deletes, Change{Action: Delete, Key: c.Key(), Current: c, Fields: empty(c).Diff(c)})
-	}
-	return p, deletes
 }
 
 // compare decides what to do with a desired object the target already has.
@@ -300,84 +168,20 @@ func empty(o resource.Object) resource.Object {
 	return e
 }
 
-// phase orders the groups of changes: writes parent-first, then deletes
-// child-first, then conflicts (never applied, listed last).
-func phase(a Action) int {
-	switch a {
-	case Delete:
-		return 1
-	case Conflict:
-		return 2
+// blanks are an empty object of each kind. Diff only reads them, so the
+// creates and deletes of a plan share them.
+func blanks() [kindCount]resource.Object {
+	var out [kindCount]resource.Object
+	for r, k := range resource.Kinds() {
+		out[r], _ = resource.New(k)
 	}
-	return 0
+	return out
 }
 
-func compareChanges(a, b Change) int {
-	if c := cmp.Compare(phase(a.Action), phase(b.Action)); c != 0 {
-		return c
+// empty is an empty object of o's kind, as the package's empty gives it.
+func (m *matcher) empty(o resource.Object) resource.Object {
+	if r := o.Kind().Rank(); r >= 0 {
+		return m.blank[r]
 	}
-	ra, rb := a.Key.Kind.Rank(), b.Key.Kind.Rank()
-	if a.Action == Delete {
-		ra, rb = rb, ra
-	}
-	if c := cmp.Compare(ra, rb); c != 0 {
-		return c
-	}
-	if c := compareObjects(object(a), object(b), a.Action == Delete); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Key.Name, b.Key.Name)
-}
-
-// compareObjects orders two objects of one kind as people read them:
-// addresses and numbers by value (10.70.1.46 before 10.70.1.168, VLAN 99
-// before 100), and prefixes so that a container is created before the
-// prefixes inside it and deleted after them.
-func compareObjects(a, b resource.Object, deleting bool) int {
-	switch x := a.(type) {
-	case *resource.Prefix:
-		y, ok := b.(*resource.Prefix)
-		if !ok {
-			return 0
-		}
-		if c := cmp.Compare(x.Namespace, y.Namespace); c != 0 {
-			return c
-		}
-		if deleting {
-			// By last address, then narrowest first: what a prefix holds
-			// ends at or before its own end.
-			return cmp.Or(lastAddr(x.Prefix).Compare(lastAddr(y.Prefix)), cmp.Compare(y.Prefix.Bits(), x.Prefix.Bits()))
-		}
-		return cmp.Or(x.Prefix.Addr().Compare(y.Prefix.Addr()), cmp.Compare(x.Prefix.Bits(), y.Prefix.Bits()))
-	case *resource.IPAddress:
-		if y, ok := b.(*resource.IPAddress); ok {
-			return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), x.Address.Addr().Compare(y.Address.Addr()))
-		}
-	case *resource.VLAN:
-		if y, ok := b.(*resource.VLAN); ok {
-			return cmp.Or(cmp.Compare(x.Group, y.Group), cmp.Compare(x.VID, y.VID))
-		}
-	case *resource.ASN:
-		if y, ok := b.(*resource.ASN); ok {
-			return cmp.Compare(x.ASN, y.ASN)
-		}
-	}
-	return 0
-}
-
-// lastAddr is the highest address of p.
-func lastAddr(p netip.Prefix) netip.Addr {
-	a := p.Masked().Addr().AsSlice()
-	for i := p.Bits(); i < len(a)*8; i++ {
-		a[i/8] |= 1 << (7 - i%8)
-	}
-	last, _ := netip.AddrFromSlice(a)
-	return last
-}
-
-func object(c Change) resource.Object {
-	if c.Desired != nil {
-		return c.Desired
-	}
-	return c.Current
+	return empty(o)
 }

@@ -26,16 +26,15 @@ import (
 //     being deleted to another one), which the target writes first.
 //
 // It returns the deletes left, and the desired objects of the conflicts
-// it made.
-func (p *Plan) uniques(desired []resource.Object, current []resource.Object, del []Change) ([]Change, map[resource.Object]bool) {
+// it made. keyed are the positions of the objects that have unique keys.
+func (p *Plan) uniques(desired []resource.Object, current []resource.Object, del []Change, keyed keyed) ([]Change, map[resource.Object]bool) {
 	u := &uniquer{p: p, del: del, desired: desired, current: current,
 		holder:  map[resource.UniqueKey]resource.Object{},
 		change:  map[resource.Object]int{},
 		deleted: map[resource.Object]int{},
-		wanted:  map[resource.Object]int{},
 		refused: map[resource.Object]bool{},
 	}
-	if !u.index(desired, current) {
+	if !u.index(keyed) {
 		return del, nil
 	}
 	u.refuse()
@@ -57,51 +56,63 @@ type uniquer struct {
 	// writers are the indexes in p.Changes of creates, updates and adopts
 	// of objects with unique keys, in the order of desired.
 	writers []int
-	holder  map[resource.UniqueKey]resource.Object // current object holding each key
-	change  map[resource.Object]int                // current object -> its change in p.Changes
-	deleted map[resource.Object]int                // current object -> its delete in del
-	wanted  map[resource.Object]int                // desired object -> its change in p.Changes
-	names   map[string]map[string]bool             // VLAN names in use per group, made by the first interim
+	// holder is the current object holding each key a writer takes;
+	// change and deleted are those objects' changes in p.Changes and del.
+	holder  map[resource.UniqueKey]resource.Object
+	change  map[resource.Object]int
+	deleted map[resource.Object]int
+	names   map[string]map[string]bool // VLAN names in use per group, made by the first interim
 	refused map[resource.Object]bool
 	dropped map[int]bool // deletes turned into renumbers
 }
 
-// index records the objects that have unique keys; it reports false when
-// none has, so that plans of prefixes and addresses pay nothing more.
-func (u *uniquer) index(desired, current []resource.Object) bool {
-	found := false
-	for _, c := range current {
-		for _, k := range c.UniqueKeys() {
-			found = true
-			if _, ok := u.holder[k]; !ok {
+// index records the writers and what holds the keys they take; it
+// reports false when no object has unique keys, so that plans of
+// prefixes and addresses pay nothing more. Of the objects with unique
+// keys (a site's VLANs) it looks at the changes alone and the holders
+// of what they take, not at every VLAN of the site.
+func (u *uniquer) index(keyed keyed) bool {
+	if len(keyed.current) == 0 && len(keyed.desired) == 0 {
+		return false
+	}
+	// A desired object declared twice has a second change, a conflict;
+	// the first is then no writer either.
+	named := map[resource.Object]int{}
+	for _, c := range u.p.Changes {
+		if c.Desired != nil && len(c.Desired.UniqueKeys()) > 0 {
+			named[c.Desired]++
+		}
+	}
+	taken := map[resource.UniqueKey]bool{}
+	for i, c := range u.p.Changes {
+		if c.Desired == nil || named[c.Desired] != 1 || !c.Action.Writes() {
+			continue
+		}
+		u.writers = append(u.writers, i)
+		for _, k := range takes(c) {
+			taken[k] = true
+		}
+	}
+	holders := map[resource.Object]bool{}
+	var keys []resource.UniqueKey
+	for _, i := range keyed.current {
+		c := u.current[i]
+		keys = resource.AppendUniqueKeys(keys[:0], c)
+		for _, k := range keys {
+			if _, ok := u.holder[k]; !ok && taken[k] {
 				u.holder[k] = c
+				holders[c] = true
 			}
 		}
 	}
-	for _, d := range desired {
-		if len(d.UniqueKeys()) > 0 {
-			found = true
-		}
-	}
-	if !found {
-		return false
-	}
 	for i, c := range u.p.Changes {
-		if c.Current != nil && len(c.Current.UniqueKeys()) > 0 {
+		if c.Current != nil && holders[c.Current] {
 			u.change[c.Current] = i
-		}
-		if c.Desired != nil && len(c.Desired.UniqueKeys()) > 0 {
-			u.wanted[c.Desired] = i
 		}
 	}
 	for i, c := range u.del {
-		if len(c.Current.UniqueKeys()) > 0 {
+		if holders[c.Current] {
 			u.deleted[c.Current] = i
-		}
-	}
-	for _, d := range desired {
-		if i, ok := u.wanted[d]; ok && u.p.Changes[i].Action.Writes() {
-			u.writers = append(u.writers, i)
 		}
 	}
 	return true

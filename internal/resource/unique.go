@@ -52,11 +52,22 @@ func (o *ASN) UniqueKeys() []UniqueKey          { return nil }
 
 // UniqueKeys of a VLAN: its name in its group. A VLAN without a group
 // has none, as SQL uniqueness does not hold NULLs equal.
-func (o *VLAN) UniqueKeys() []UniqueKey {
+func (o *VLAN) UniqueKeys() []UniqueKey { return o.appendUniqueKeys(nil) }
+func (o *VLAN) appendUniqueKeys(dst []UniqueKey) []UniqueKey {
 	if o.Group == "" {
-		return nil
+		return dst
 	}
-	return []UniqueKey{{Kind: KindVLAN, Field: "name", In: Key{KindVLANGroup, o.Group}, Value: o.Name}}
+	return append(dst, UniqueKey{Kind: KindVLAN, Field: "name", In: Key{KindVLANGroup, o.Group}, Value: o.Name})
+}
+
+// AppendUniqueKeys appends o's unique keys, as UniqueKeys gives them, to
+// dst: the planner asks every object of a site whether it has any, and a
+// buffer it reuses spares an allocation for each VLAN.
+func AppendUniqueKeys(dst []UniqueKey, o Object) []UniqueKey {
+	if a, ok := o.(interface{ appendUniqueKeys([]UniqueKey) []UniqueKey }); ok {
+		return a.appendUniqueKeys(dst)
+	}
+	return append(dst, o.UniqueKeys()...)
 }
 
 // Renumbering reports whether the target can turn current into desired in

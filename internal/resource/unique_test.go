@@ -22,9 +22,13 @@ func TestUniqueKeys(t *testing.T) {
 		{"segment range", &SegmentRange{Name: "r"}, nil},
 		{"asn", &ASN{ASN: 65000}, nil},
 	}
+	kept := UniqueKey{Kind: KindVLAN, Field: "name", Value: "kept"}
 	for _, tt := range tests {
 		if got := tt.obj.UniqueKeys(); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: UniqueKeys() = %v, want %v", tt.name, got, tt.want)
+		}
+		if got, want := AppendUniqueKeys([]UniqueKey{kept}, tt.obj), append([]UniqueKey{kept}, tt.want...); !slices.Equal(got, want) {
+			t.Errorf("%s: AppendUniqueKeys() = %v, want %v", tt.name, got, want)
 		}
 	}
 	// Two VLANs of one group with one name share the key, whatever their
