@@ -17,14 +17,9 @@ import (
 // versions; the pools themselves never map, and the
 // subnets change nothing in the pools' next plan.
 func TestRealSubnetFromSpecPool(t *testing.T) {
-	base := realNeutron(t)
-	a := newAdmin(t, base)
+	a, r := realReader(t)
 	run := newRunID()
 	ctx := context.Background()
-	r, err := NewReader(ctx, Config{Endpoint: base, Auth: AuthNoauth}, discard())
-	if err != nil {
-		t.Fatalf("NewReader: %v", err)
-	}
 	w := NewPoolWriter(r, PoolConfig{Site: "it"}, discard())
 	t.Cleanup(func() { removeRun(t, a, run.name) })
 	me := resource.StaticOwner("it-spec")

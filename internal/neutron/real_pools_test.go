@@ -19,14 +19,9 @@ import (
 // the subnet is there, a hand-made pool over its prefix refused, and its
 // scope kept while a hand-made pool uses it.
 func TestRealSubnetPools(t *testing.T) {
-	base := realNeutron(t)
-	a := newAdmin(t, base)
+	a, r := realReader(t)
 	run := newRunID()
 	ctx := context.Background()
-	r, err := NewReader(ctx, Config{Endpoint: base, Auth: AuthNoauth}, discard())
-	if err != nil {
-		t.Fatalf("NewReader: %v", err)
-	}
 	w := NewPoolWriter(r, PoolConfig{Site: "it"}, discard())
 	t.Cleanup(func() { removeRun(t, a, run.name) })
 	me := resource.StaticOwner("it-spec")

@@ -13,14 +13,9 @@ import (
 )
 
 func TestRealSegmentRanges(t *testing.T) {
-	base := realNeutron(t)
-	a := newAdmin(t, base)
+	a, r := realReader(t)
 	run := newRunID()
 	ctx := context.Background()
-	r, err := NewReader(ctx, Config{Endpoint: base, Auth: AuthNoauth}, discard())
-	if err != nil {
-		t.Fatalf("NewReader: %v", err)
-	}
 	w := NewRangeWriter(r, RangeConfig{Site: "it"}, discard())
 	// Delete whatever this run left behind, even after a failure.
 	t.Cleanup(func() {

@@ -159,14 +159,9 @@ func ids(recs any) map[string]bool {
 }
 
 func TestRealReadAndMap(t *testing.T) {
-	base := realNeutron(t)
-	a := newAdmin(t, base)
+	a, r := realReader(t)
 	site := buildRealSite(t, a)
 	ctx := context.Background()
-	r, err := NewReader(ctx, Config{Endpoint: base, Auth: AuthNoauth}, discard())
-	if err != nil {
-		t.Fatalf("NewReader: %v", err)
-	}
 
 	snap, err := r.Read(ctx)
 	if err != nil {
@@ -193,7 +188,7 @@ func TestRealReadAndMap(t *testing.T) {
 	}
 
 	t.Run("small pages read the same records", func(t *testing.T) {
-		small, err := NewReader(ctx, Config{Endpoint: base, Auth: AuthNoauth, PageSize: 2}, discard())
+		small, err := NewReader(ctx, Config{Endpoint: a.base, Auth: AuthNoauth, PageSize: 2}, discard())
 		if err != nil {
 			t.Fatalf("NewReader: %v", err)
 		}

@@ -2,6 +2,7 @@ package neutron
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,6 +22,18 @@ func realNeutron(t testing.TB) string {
 		t.Skip("set IPSYNC_NEUTRON_URL (scripts/neutron-up.sh start) to run")
 	}
 	return strings.TrimSuffix(strings.TrimSuffix(u, "/"), "/v2.0")
+}
+
+// realReader is what most tests on the real Neutron start from: its
+// admin, and a reader of it.
+func realReader(t *testing.T) (*admin, *Reader) {
+	t.Helper()
+	base := realNeutron(t)
+	r, err := NewReader(context.Background(), Config{Endpoint: base, Auth: AuthNoauth}, discard())
+	if err != nil {
+		t.Fatalf("NewReader: %v", err)
+	}
+	return newAdmin(t, base), r
 }
 
 // realHierarchicalNeutron is the base URL of the real Neutron whose own
