@@ -95,6 +95,11 @@ type refCheck struct {
 func (rc refCheck) check(desired []resource.Object) []Problem {
 	var out []Problem
 	var buf []resource.Reference
+	// Objects of a site come in runs of one kind that name the same
+	// namespace, status and tenant: the answer for each place in the list
+	// of references is kept, and a reference equal to the last one there
+	// is not looked up again.
+	var last []seen
 	for _, d := range desired {
 		// The fix depends on where the object comes from: the spec is
 		// edited, Neutron's data is changed in Neutron.
@@ -109,7 +114,20 @@ func (rc refCheck) check(desired []resource.Object) []Problem {
 			}
 		}
 		buf = resource.AppendReferences(buf[:0], d)
-		for _, ref := range buf {
+		for len(last) < len(buf) {
+			last = append(last, seen{})
+		}
+		for i, ref := range buf {
+			if l := &last[i]; l.kind == ref.Kind && l.name == ref.Name && l.valid {
+				if l.ok {
+					continue
+				}
+			} else {
+				*l = seen{kind: ref.Kind, name: ref.Name, ok: rc.resolves(ref), valid: true}
+				if l.ok {
+					continue
+				}
+			}
 			if ref.Kind.Rank() >= 0 {
 				if !rc.have[resource.Key{Kind: ref.Kind, Name: ref.Name}] {
 					msg := fmt.Sprintf("%s %q does not exist in the spec or the target", ref.Kind, ref.Name)
@@ -127,6 +145,24 @@ func (rc refCheck) check(desired []resource.Object) []Problem {
 		}
 	}
 	return out
+}
+
+// seen is the last reference at one place of the references' list, and
+// whether it resolved.
+type seen struct {
+	kind      resource.Kind
+	name      string
+	ok, valid bool
+}
+
+// resolves says whether ref resolves: to a key there will be, or to a name
+// the target has (or cannot tell).
+func (rc refCheck) resolves(ref resource.Reference) bool {
+	if ref.Kind.Rank() >= 0 {
+		return rc.have[resource.Key{Kind: ref.Kind, Name: ref.Name}]
+	}
+	known, checkable := rc.names[ref.Kind]
+	return !checkable || known[ref.Name]
 }
 
 // referable kinds are the ones objects refer to (see References of each
