@@ -145,20 +145,13 @@ func (w *PoolWriter) Read(ctx context.Context) (reconcile.State, error) {
 // owner marker is the end of the name: "a11 (ipsync_owner=static:deploy)".
 // A scope named just "a11" is one made by hand.
 func (w *PoolWriter) scopeName(namespace string, o resource.Owner) string {
-	return namespace + " (" + w.cfg.ownerField() + "=" + string(o) + ")"
-}
-
-func (c PoolConfig) ownerField() string {
-	if c.OwnerField == "" {
-		return DefaultOwnerField
-	}
-	return c.OwnerField
+	return namespace + " (" + w.marker.ownerField + "=" + string(o) + ")"
 }
 
 func (w *PoolWriter) scope(s wireScope) *resource.AddressScope {
 	ns, owner := s.Name, resource.Owner("")
-	if i := strings.LastIndex(s.Name, " ("+w.cfg.ownerField()+"="); i >= 0 && strings.HasSuffix(s.Name, ")") {
-		v := s.Name[i+len(" ("+w.cfg.ownerField()+"=") : len(s.Name)-1]
+	if i := strings.LastIndex(s.Name, " ("+w.marker.ownerField+"="); i >= 0 && strings.HasSuffix(s.Name, ")") {
+		v := s.Name[i+len(" ("+w.marker.ownerField+"=") : len(s.Name)-1]
 		if o, err := resource.ParseOwner(v); err == nil {
 			ns, owner = s.Name[:i], o
 		} else {
