@@ -10,7 +10,6 @@ import (
 
 	"github.com/ipsync/ipsync/internal/bulkwrite"
 	"github.com/ipsync/ipsync/internal/config"
-	"github.com/ipsync/ipsync/internal/memory"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/reconcile"
@@ -147,8 +146,7 @@ func (e *env) prepareSaved(ctx context.Context, cmd *cobra.Command, f *planFlags
 	owner := saved.Policy.Owner
 	j := &job{policy: saved.Policy, progress: e.newProgress()}
 	if target == "memory" {
-		j.target, j.targetID, j.server = reconcile.Stateless(memory.New(&resource.Namespace{Name: "Global"})), "memory", "the memory target"
-		j.writeOK = func() error { return nil }
+		j.useMemory()
 		return saved, j, nil
 	}
 	if f.config == "" {

@@ -54,17 +54,25 @@ type job struct {
 	writesProgress bool
 }
 
-// noteRangesElsewhere tells where the segment ranges a static plan leaves
-// out go, so that its counts add up with validate's.
+// noteRangesElsewhere tells where the segment ranges and subnet pools a
+// static plan leaves out go, so that its counts add up with validate's.
 func (e *env) noteRangesElsewhere(j *job) {
-	if j.rangesElsewhere > 0 {
-		fmt.Fprintf(e.stderr, "note: the spec's %s %s not in this plan: they go to each site's Neutron (ipsync plan --config F --site S --target neutron)\n",
-			plural.Of(j.rangesElsewhere, "segment range"), map[bool]string{true: "is", false: "are"}[j.rangesElsewhere == 1])
+	for _, n := range []struct {
+		count int
+		noun  string
+	}{{j.rangesElsewhere, "segment range"}, {j.poolsElsewhere, "subnet pool"}} {
+		if n.count > 0 {
+			fmt.Fprintf(e.stderr, "note: the spec's %s %s not in this plan: they go to each site's Neutron (ipsync plan --config F --site S --target neutron)\n",
+				plural.Of(n.count, n.noun), map[bool]string{true: "is", false: "are"}[n.count == 1])
+		}
 	}
-	if j.poolsElsewhere > 0 {
-		fmt.Fprintf(e.stderr, "note: the spec's %s %s not in this plan: they go to each site's Neutron (ipsync plan --config F --site S --target neutron)\n",
-			plural.Of(j.poolsElsewhere, "subnet pool"), map[bool]string{true: "is", false: "are"}[j.poolsElsewhere == 1])
-	}
+}
+
+// useMemory makes the job's target an empty in-process one which, like a
+// new Nautobot, has the Global namespace.
+func (j *job) useMemory() {
+	j.target, j.targetID, j.server = reconcile.Stateless(memory.New(&resource.Namespace{Name: "Global"})), "memory", "the memory target"
+	j.writeOK = func() error { return nil }
 }
 
 func (j *job) plan(ctx context.Context) (*reconcile.Result, error) {
@@ -209,9 +217,7 @@ func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, 
 	switch kind {
 	case "neutron":
 	case "memory":
-		// Like a new Nautobot, the memory target has the Global namespace.
-		j.target, j.targetID, j.server = reconcile.Stateless(memory.New(&resource.Namespace{Name: "Global"})), "memory", "the memory target"
-		j.writeOK = func() error { return nil }
+		j.useMemory()
 		fmt.Fprintln(e.stderr, "target: memory (an empty in-process target; nothing leaves this process)")
 	case config.TargetNautobot, config.TargetNetBox:
 		if err := e.openTarget(cfg, j.scope, j); err != nil {
