@@ -21,10 +21,7 @@ func TestRealChangedNetworks(t *testing.T) {
 	ctx := context.Background()
 	t.Run("filter validation on", func(t *testing.T) {
 		base := realNeutron(t)
-		r, err := NewReader(ctx, Config{Endpoint: base, Auth: AuthNoauth}, discard())
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := readerOf(t, base)
 		if _, err := r.ChangedNetworks(ctx, time.Now().Add(-time.Minute)); !errors.Is(err, ErrNoChangeFilter) {
 			t.Errorf("ChangedNetworks() error = %v, want ErrNoChangeFilter", err)
 		}
@@ -37,10 +34,7 @@ func TestRealChangedNetworks(t *testing.T) {
 		base := strings.TrimSuffix(strings.TrimSuffix(u, "/"), "/v2.0")
 		a := newAdmin(t, base)
 		run := newRunID()
-		r, err := NewReader(ctx, Config{Endpoint: base, Auth: AuthNoauth}, discard())
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := readerOf(t, base)
 		net := func(name string) string {
 			return str(a.create("networks", map[string]any{"name": run.name + "-" + name, "tenant_id": "p1"}), "id")
 		}

@@ -50,10 +50,7 @@ func TestRealLeakedDynamicSegment(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	r, err := NewReader(ctx, Config{Endpoint: base, Auth: AuthNoauth}, discard())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := readerOf(t, base)
 	leaked := func(later time.Duration) []string {
 		t.Helper()
 		snap, err := r.Read(ctx)

@@ -89,10 +89,7 @@ func TestRealLeakedSegmentPerPhysnet(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	r, err := NewReader(ctx, Config{Endpoint: base, Auth: AuthNoauth}, discard())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := readerOf(t, base)
 	snap, err := r.Read(ctx)
 	if err != nil {
 		t.Fatal(err)

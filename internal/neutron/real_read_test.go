@@ -277,10 +277,7 @@ func TestRealReadFailure(t *testing.T) {
 		}
 	}
 	// A read cut short by its context is an error too.
-	r, err := NewReader(context.Background(), Config{Endpoint: base, Auth: AuthNoauth}, discard())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := readerOf(t, base)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if s, err := r.Read(ctx); err == nil || s != nil {

@@ -29,11 +29,17 @@ func realNeutron(t testing.TB) string {
 func realReader(t *testing.T) (*admin, *Reader) {
 	t.Helper()
 	base := realNeutron(t)
+	return newAdmin(t, base), readerOf(t, base)
+}
+
+// readerOf is a reader of the real Neutron at base.
+func readerOf(t *testing.T, base string) *Reader {
+	t.Helper()
 	r, err := NewReader(context.Background(), Config{Endpoint: base, Auth: AuthNoauth}, discard())
 	if err != nil {
 		t.Fatalf("NewReader: %v", err)
 	}
-	return newAdmin(t, base), r
+	return r
 }
 
 // realHierarchicalNeutron is the base URL of the real Neutron whose own
