@@ -736,8 +736,15 @@ func checkReconciler(t *testing.T, docs []manifest, values map[string]any) {
 	d := recs[0]
 	pod := get(d.obj, "spec", "template", "spec")
 	c := get(pod, "containers", "0")
-	if got, want := strs(get(c, "args")), []string{"reconcile", "--config", "/etc/ipsync/ipsync.yaml", "--spec-dir", "/etc/ipsync/spec"}; !slices.Equal(got, want) {
-		t.Errorf("%s: args = %v, want %v", d.id(), got, want)
+	wantArgs := []string{"reconcile", "--config", "/etc/ipsync/ipsync.yaml", "--spec-dir", "/etc/ipsync/spec"}
+	review := get(values, "reconciler", "review", "required") == true
+	if review {
+		// The reviewed fingerprint in the spec's directory: one swap of
+		// the mount changes both.
+		wantArgs = append(wantArgs, "--reviewed-file", "/etc/ipsync/spec/reviewed-fingerprint")
+	}
+	if got := strs(get(c, "args")); !slices.Equal(got, wantArgs) {
+		t.Errorf("%s: args = %v, want %v", d.id(), got, wantArgs)
 	}
 	if got := str(d.obj, "spec", "replicas"); got != "1" {
 		t.Errorf("%s: replicas = %s, want 1", d.id(), got)
@@ -801,6 +808,13 @@ func checkReconciler(t *testing.T, docs []manifest, values map[string]any) {
 			}
 		}
 		inline, _ := get(values, "reconciler", "spec").(map[string]any)
+		if fp := str(values, "reconciler", "review", "fingerprint"); review && fp != "" {
+			if got := str(data, "reviewed-fingerprint"); got != fp {
+				t.Errorf("spec ConfigMap %s: reviewed-fingerprint %q, want reconciler.review.fingerprint %q", specCM, got, fp)
+			}
+			inline = maps.Clone(inline)
+			inline["reviewed-fingerprint"] = fp
+		}
 		if len(data) == 0 || !reflect.DeepEqual(data, inline) {
 			t.Errorf("spec ConfigMap %s holds %v, want reconciler.spec %v", specCM, slices.Sorted(maps.Keys(data)), slices.Sorted(maps.Keys(inline)))
 		}

@@ -19,14 +19,15 @@ import (
 
 func newApply(e *env) *cobra.Command {
 	var f planFlags
-	var planFile string
+	var planFile, reviewed string
 	var commit bool
 	cmd := &cobra.Command{
 		Use: "apply [SPEC-PATH...]",
 		Example: `  ipsync apply --config ipsync.yaml                      # a dry run: the plan and what would be refused
   ipsync apply --config ipsync.yaml --commit
   ipsync apply --config ipsync.yaml --site a11 --commit   # site a11's Neutron into the target
-  ipsync plan --config ipsync.yaml --out plan.json && ipsync apply --config ipsync.yaml --plan plan.json --commit`,
+  ipsync plan --config ipsync.yaml --out plan.json && ipsync apply --config ipsync.yaml --plan plan.json --commit
+  ipsync apply --config ipsync.yaml --reviewed sha256:0eee7b03...   --commit   # only the plan that was reviewed`,
 		Short: "Plan (or load a saved plan), check it whole, and with --commit write it",
 		Long: `Apply makes a plan (or loads one saved by plan --out), checks all of it before the
 first write (references, conflicts, the mass-delete guard, and for a saved plan that
@@ -39,11 +40,22 @@ Against NetBox each update and delete of a saved plan is written only if the obj
 is still as the plan saw it (If-Match): an object changed since is refused alone
 (412) and left as it is, and the rest of the plan is written.
 
+With --reviewed FINGERPRINT (from the reviewed plan's -o markdown or -o json) the plan
+is written only if it is the reviewed one: a spec or a target changed since the review
+makes another plan, refused whole.
+
 Exit status: 0 applied (or, without --commit, nothing refused), 3 refused before
 any write, or objects of a saved plan refused because they changed since it was
 made (the rest written), 1 error, 64 usage error.`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			ctx := cmd.Context()
+			if reviewed != "" {
+				fp, err := plan.ParseFingerprint(reviewed)
+				if err != nil {
+					return usagef("--reviewed: %v", err)
+				}
+				reviewed = fp
+			}
 			var saved *plan.Plan
 			var job *job
 			var err error
@@ -63,6 +75,12 @@ made (the rest written), 1 error, 64 usage error.`,
 					return &exitError{ExitRefused, err}
 				}
 			}
+			// A saved plan is judged as it was saved: what it leaves out
+			// when rechecked (writes applied before) was reviewed too.
+			unreviewed := ""
+			if reviewed != "" && saved != nil {
+				unreviewed = saved.Unreviewed(reviewed)
+			}
 			var r *reconcile.Result
 			perObject := job.savedTarget != nil && saved != nil
 			switch {
@@ -78,6 +96,12 @@ made (the rest written), 1 error, 64 usage error.`,
 				if r, err = job.plan(ctx); err != nil {
 					return err
 				}
+			}
+			if reviewed != "" && saved == nil {
+				unreviewed = r.Plan.Unreviewed(reviewed)
+			}
+			if unreviewed != "" {
+				r.Plan.Refusals = append(r.Plan.Refusals, unreviewed)
 			}
 			if saved != nil && f.output == "text" {
 				// As terraform apply PLANFILE: the plan was shown when it
@@ -120,6 +144,7 @@ made (the rest written), 1 error, 64 usage error.`,
 	f.register(cmd)
 	cmd.Flags().StringVar(&planFile, "plan", "", "apply this saved plan (from plan --out) instead of planning anew; needs only --config")
 	cmd.Flags().BoolVar(&commit, "commit", false, "write the changes (without it, apply is a dry run)")
+	cmd.Flags().StringVar(&reviewed, "reviewed", "", "write the plan only if its fingerprint is this one (sha256:..., from the reviewed plan -o markdown or json); refused if the spec or the target changed since the review")
 	return cmd
 }
 

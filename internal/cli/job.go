@@ -135,7 +135,7 @@ func loadConfig(path string) (*config.Config, error) {
 // prepare wires one job from flags and config: the desired objects (spec or a
 // site's Neutron), the policy, and the target.
 func (e *env) prepare(ctx context.Context, f *planFlags, paths []string) (*job, error) {
-	if err := checkOutput(f.output, "text", "json"); err != nil {
+	if err := checkOutput(f.output, "text", "json", "markdown"); err != nil {
 		return nil, err
 	}
 	cfg, err := loadConfig(f.config)

@@ -26,17 +26,19 @@ type planFlags struct {
 	mode            string
 	allowMassDelete bool
 	summary         bool
+	markdownBytes   int
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.config, "config", "c", "", "config file (ipsync.yaml); without it, spec paths come from the arguments")
 	cmd.Flags().StringVar(&f.target, "target", "", "target: nautobot or netbox (the config's server of that name; default: the config's target), memory (an empty in-process target), or neutron (with --site: the spec's segment ranges to that site's Neutron)")
 	cmd.Flags().StringVar(&f.site, "site", "", "sync the Neutron of this site (from the config) instead of the static spec")
-	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text, json or markdown (for a pull request's comment)")
 	cmd.Flags().BoolVar(&f.adopt, "adopt", false, "take over unmarked objects that match desired ones by natural key")
 	cmd.Flags().StringVar(&f.mode, "mode", "", "policy mode: sync, upsert-only or create-only (default from config: sync)")
 	cmd.Flags().BoolVar(&f.allowMassDelete, "allow-mass-delete", false, "lift the mass-delete guard for this run")
 	cmd.Flags().BoolVar(&f.summary, "summary", false, "text output: only the counts per kind and action, refusals and leaks, not each change")
+	cmd.Flags().IntVar(&f.markdownBytes, "markdown-max-bytes", plan.DefaultMarkdownBytes, "markdown output: its size at most (a GitHub comment takes 65,536 characters); changes past it are counted, not listed")
 }
 
 func newPlan(e *env) *cobra.Command {
@@ -47,11 +49,16 @@ func newPlan(e *env) *cobra.Command {
 		Example: `  ipsync plan --target memory examples/          # every object as a create, no server needed
   ipsync plan --config ipsync.yaml --summary
   ipsync plan --config ipsync.yaml --site a11 -o json --out plan.json
+  ipsync plan --config ipsync.yaml -o markdown > plan.md   # a pull request's comment, with the plan's fingerprint
   ipsync plan --config ipsync.yaml --site a11 --target neutron   # the spec's segment ranges of a11`,
 		Short: "Read both sides and show what apply would change (never writes)",
 		Long: `Plan reads the owner's side (the spec, or with --site a site's Neutron) and the
 target, and prints what apply would change: counts per kind and action, the reasons
 the plan would be refused, then each change with old -> new per field. It never writes.
+
+Every plan has a fingerprint (-o markdown and -o json show it): apply --reviewed and
+the reconciler's --reviewed-file write a plan only if it has the fingerprint that was
+reviewed.
 
 Exit status: 0 no changes, 2 changes to apply, 3 the plan would be refused,
 1 error, 64 usage error.`,
@@ -101,8 +108,10 @@ func (e *env) render(f *planFlags, p *plan.Plan, target string) error {
 		return p.WriteText(e.stdout)
 	case "json":
 		return p.WriteJSON(e.stdout, target)
+	case "markdown":
+		return p.WriteMarkdown(e.stdout, plan.Markdown{Target: target, MaxBytes: f.markdownBytes})
 	}
-	return usagef("--output %q: want text or json", f.output)
+	return usagef("--output %q: want text, json or markdown", f.output)
 }
 
 // actionCounts is "56 create, 2 delete": the writes of a plan by action.

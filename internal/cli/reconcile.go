@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -24,7 +25,7 @@ import (
 )
 
 func newReconcile(e *env) *cobra.Command {
-	var configPath, listen string
+	var configPath, listen, reviewedFile string
 	var specDirs []string
 	var poll time.Duration
 	var dryRun bool
@@ -43,7 +44,13 @@ refused whole and nothing is written; it stays refused, and is planned again, un
 the spec or the target changes. The last plan, the refusal and the drift are on the
 status page and in the metrics (agent.listen). One reconciler per spec writes at a
 time: it holds the owner's lease (static:<spec.name>), as agents do theirs (agent.lease).
-With --dry-run it takes no lease and writes nothing: it plans and reports.`,
+With --dry-run it takes no lease and writes nothing: it plans and reports.
+
+With --reviewed-file F it writes only a plan that was reviewed: F holds the
+fingerprint of the plan a person approved (plan -o markdown shows it; GitOps keeps it
+beside the spec, in the same ConfigMap). A plan with another fingerprint, because the
+spec or the target changed since the review, is refused whole until a new fingerprint
+is given; a plan that writes nothing needs none.`,
 		Example: `  ipsync reconcile --config /etc/ipsync/ipsync.yaml --spec-dir /etc/ipsync/spec
   ipsync reconcile --config ipsync.yaml --dry-run --listen 127.0.0.1:9479`,
 		Args: usageArgs(cobra.NoArgs),
@@ -68,7 +75,7 @@ With --dry-run it takes no lease and writes nothing: it plans and reports.`,
 			if len(paths) == 0 {
 				return usagef("no spec: give --spec-dir or set spec.paths in the config")
 			}
-			return e.runReconciler(cmd.Context(), cfg, paths, poll, dryRun)
+			return e.runReconciler(cmd.Context(), cfg, paths, reviewedFile, poll, dryRun)
 		},
 	}
 	cmd.Flags().StringVarP(&configPath, "config", "c", "", "config file (ipsync.yaml) (required)")
@@ -76,10 +83,11 @@ With --dry-run it takes no lease and writes nothing: it plans and reports.`,
 	cmd.Flags().StringVar(&listen, "listen", "", "HTTP address for metrics and status (default from config, agent.listen)")
 	cmd.Flags().DurationVar(&poll, "poll", 5*time.Second, "how often the spec's files are checked for a change")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "plan and report drift, never write")
+	cmd.Flags().StringVar(&reviewedFile, "reviewed-file", "", "write only the plan whose fingerprint this file holds (sha256:..., the reviewed plan's); read at every sync")
 	return cmd
 }
 
-func (e *env) runReconciler(ctx context.Context, cfg *config.Config, paths []string, poll time.Duration, dryRun bool) error {
+func (e *env) runReconciler(ctx context.Context, cfg *config.Config, paths []string, reviewedFile string, poll time.Duration, dryRun bool) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	owner := cfg.StaticOwner()
@@ -99,7 +107,7 @@ func (e *env) runReconciler(ctx context.Context, cfg *config.Config, paths []str
 	sc := scope.Static(owner)
 	target, _ := server.target(sc)
 	syncer := &staticSyncer{paths: paths, owner: owner, policy: cfg.PlanPolicy(owner), target: target, scope: sc,
-		side: strings.ToLower(server.name), dryRun: dryRun}
+		side: strings.ToLower(server.name), dryRun: dryRun, reviewedFile: reviewedFile}
 	// Every sync reads the target whole (the spec's objects are few next
 	// to a site's): sweeps and periodic syncs are the same here.
 	ac := agent.Config{Site: string(owner), Heading: "Reconciler for", Target: server.url, Interval: cfg.Agent.Interval,
@@ -113,10 +121,16 @@ func (e *env) runReconciler(ctx context.Context, cfg *config.Config, paths []str
 	defer stopServing()
 	a.SetCondition(agent.CondSpec, true, "watching "+strings.Join(paths, ", "))
 
-	// A change queues one sync; changes while it waits join it.
+	// A change queues one sync; changes while it waits join it. A new
+	// reviewed fingerprint is a change too: the plan it approves is
+	// applied within the poll, not at the next interval.
+	watched := paths
+	if reviewedFile != "" {
+		watched = append(slices.Clone(paths), reviewedFile)
+	}
 	triggers := make(chan agent.Trigger, 1)
-	initial, _ := specwatch.Of(paths) // a spec unreadable now is reported by the first sync
-	go specwatch.Watch(ctx, clock.Real(), paths, poll, initial, func() {
+	initial, _ := specwatch.Of(watched) // a spec unreadable now is reported by the first sync
+	go specwatch.Watch(ctx, clock.Real(), watched, poll, initial, func() {
 		log.Info("the spec changed; planning again")
 		select {
 		case triggers <- agent.Trigger{Full: true, Input: true}:
@@ -137,6 +151,9 @@ type staticSyncer struct {
 	scope  scope.Scope
 	side   string // the target, as conditions name it: nautobot, netbox
 	dryRun bool
+	// reviewedFile holds the fingerprint of the plan a person approved;
+	// "" writes any plan that passes the checks.
+	reviewedFile string
 }
 
 func (s *staticSyncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcome, error) {
@@ -153,6 +170,11 @@ func (s *staticSyncer) Sync(ctx context.Context, t *agent.Trigger) (agent.Outcom
 	r, err := reconcile.Make(ctx, s.target, func(context.Context, []resource.Object) ([]resource.Object, error) { return objs, nil }, s.policy, s.scope)
 	if err != nil {
 		return agent.Outcome{}, agent.Unreachable(s.side, err)
+	}
+	if s.reviewedFile != "" {
+		if why := reviewRefusal(s.reviewedFile, r.Plan); why != "" {
+			r.Plan.Refusals = append(r.Plan.Refusals, why)
+		}
 	}
 	out := agent.Outcome{Plan: r.Plan, Drift: drift.FromPlan(r.Plan, nil), Whole: map[string]bool{"target": true}}
 	if err := r.Preflight(); err != nil {
@@ -193,4 +215,25 @@ func loadStableSpec(paths []string, owner resource.Owner) ([]resource.Object, sp
 		return nil, fp, fmt.Errorf("spec invalid, nothing was written: fix it where it is kept:\n  %s", strings.Join(lines, "\n  "))
 	}
 	return objs, fp, nil
+}
+
+// reviewRefusal says why p may not be written when the reviewed plan's
+// fingerprint is kept in file, or "" when p is the reviewed plan or writes
+// nothing. A file missing or unreadable approves nothing.
+func reviewRefusal(file string, p *plan.Plan) string {
+	if p.Writes() == 0 {
+		return ""
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Sprintf("no reviewed plan: %v; give the fingerprint of the reviewed plan (plan -o markdown shows it) in %s", err, file)
+	}
+	fp, err := plan.ParseFingerprint(string(b))
+	if err != nil {
+		return fmt.Sprintf("%s: %v", file, err)
+	}
+	if why := p.Unreviewed(fp); why != "" {
+		return why + " in " + file
+	}
+	return ""
 }

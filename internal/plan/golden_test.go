@@ -40,6 +40,9 @@ func TestGolden(t *testing.T) {
 	}{
 		{"plan.txt", func(p *Plan, b *bytes.Buffer) error { return p.WriteText(b) }},
 		{"plan.json", func(p *Plan, b *bytes.Buffer) error { return p.WriteJSON(b, "https://nautobot.example.com") }},
+		{"plan.md", func(p *Plan, b *bytes.Buffer) error {
+			return p.WriteMarkdown(b, Markdown{Target: "https://nautobot.example.com"})
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

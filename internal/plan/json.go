@@ -18,13 +18,16 @@ type Saved struct {
 	FormatVersion int `json:"format_version"`
 	// Target identifies what the plan was made against (e.g. the Nautobot
 	// URL); apply refuses a plan for another target.
-	Target   string        `json:"target,omitempty"`
-	Policy   Policy        `json:"policy"`
-	Owned    int           `json:"owned"`
-	Summary  []SummaryRow  `json:"summary"`
-	Refusals []string      `json:"refusals,omitempty"`
-	Leaks    []Leak        `json:"leaks"`
-	Changes  []savedChange `json:"changes"`
+	Target string `json:"target,omitempty"`
+	// Fingerprint names the plan's writes (see Plan.Fingerprint): what
+	// apply --reviewed and the reconciler compare with the reviewed one.
+	Fingerprint string        `json:"fingerprint"`
+	Policy      Policy        `json:"policy"`
+	Owned       int           `json:"owned"`
+	Summary     []SummaryRow  `json:"summary"`
+	Refusals    []string      `json:"refusals,omitempty"`
+	Leaks       []Leak        `json:"leaks"`
+	Changes     []savedChange `json:"changes"`
 }
 
 // SummaryRow is one kind's counts.
@@ -64,7 +67,7 @@ func (s Summary) Rows() []SummaryRow {
 
 // WriteJSON writes p as a versioned, indented JSON document.
 func (p *Plan) WriteJSON(w io.Writer, target string) error {
-	s := Saved{FormatVersion: FormatVersion, Target: target, Policy: p.Policy, Owned: p.Owned,
+	s := Saved{FormatVersion: FormatVersion, Target: target, Fingerprint: p.Fingerprint(), Policy: p.Policy, Owned: p.Owned,
 		Summary: p.Summary.Rows(), Refusals: p.Refusals, Leaks: p.Leaks, Changes: make([]savedChange, 0, len(p.Changes))}
 	if s.Leaks == nil {
 		s.Leaks = []Leak{}
@@ -135,6 +138,11 @@ func ReadJSON(r io.Reader) (*Plan, string, error) {
 			return nil, "", fmt.Errorf("change %d: %w", i, err)
 		}
 		p.Changes = append(p.Changes, c)
+	}
+	// What a reviewer saw of the plan is what it lists; a list edited
+	// since has another fingerprint.
+	if s.Fingerprint != "" && s.Fingerprint != p.Fingerprint() {
+		return nil, "", fmt.Errorf("plan has fingerprint %s, but its changes have %s: it was edited after it was saved; make it again", s.Fingerprint, p.Fingerprint())
 	}
 	return p, s.Target, nil
 }
