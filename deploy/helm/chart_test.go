@@ -40,6 +40,7 @@ const (
 	allValues    = "testdata/values-all.yaml"
 	// The reconciler alone: no sites, its spec from an existing ConfigMap.
 	reconcilerValues = "testdata/values-reconciler.yaml"
+	gitopsValues     = "../gitops/ipsync/values.yaml"
 )
 
 // monitoringAPIs make helm render the ServiceMonitor and PrometheusRule,
@@ -60,6 +61,8 @@ var chartCases = []chartCase{
 	{name: "defaults"},
 	{name: "all", values: []string{allValues}, args: monitoringAPIs},
 	{name: "reconciler only", values: []string{reconcilerValues}, args: monitoringAPIs},
+	// The GitOps example deploys as the README says: review required.
+	{name: "gitops example", values: []string{gitopsValues}},
 }
 
 // metricName is what the dashboard and the alerts may name.
@@ -441,7 +444,7 @@ func TestValuesHoldNoSecrets(t *testing.T) {
 		// References to Secrets, not secrets.
 		"secrets": true, "imagePullSecrets": true,
 	}
-	for _, f := range []string{filepath.Join(chartDir, "values.yaml"), allValues, reconcilerValues} {
+	for _, f := range []string{filepath.Join(chartDir, "values.yaml"), allValues, reconcilerValues, gitopsValues} {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			data, err := os.ReadFile(f)
 			if err != nil {

@@ -115,7 +115,7 @@ func reviewedPlanOnly(t *testing.T, srv *target) {
 			t.Errorf("the plan's Markdown lacks %q:\n%s", want, md)
 		}
 	}
-	readMarkdownInBrowser(t, md, "review-plan-"+srv.section)
+	readMarkdownInBrowser(t, md, strings.ReplaceAll(t.Name(), "/", "-"))
 
 	// The conflict resolved (the hand-made VLAN adopted by nobody: it goes),
 	// the plan reviewed again.
