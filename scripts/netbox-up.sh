@@ -8,6 +8,9 @@
 #   scripts/netbox-up.sh stop    stop NetBox, PostgreSQL and Redis of this state dir
 #   scripts/netbox-up.sh url     print the URL of the running server
 #   scripts/netbox-up.sh token   print its v2 API token (nbt_<key>.<secret>; send it as "Bearer <token>")
+#   scripts/netbox-up.sh token reviewer
+#                                with NETBOX_REVIEW_PLUGINS=1: the token of the
+#                                second user, the one the review policy names
 #   scripts/netbox-up.sh stall S stop its gunicorn workers for S seconds (SIGSTOP, then SIGCONT in the background)
 #
 # Env:
@@ -24,6 +27,17 @@
 #                    its JSON carries, which its ETags do not
 #   NETBOX_PYTHON    interpreter for the venv (default: the first Python 3.12+
 #                    found on PATH or under ~/.pyenv/versions)
+#   NETBOX_REVIEW_PLUGINS
+#                    1: also install and enable netbox-branching and
+#                    netbox-change-control (versions below), run their
+#                    migrations and a background worker (branch provisioning,
+#                    sync and merge are background jobs), and seed a second
+#                    superuser "reviewer" with its own token and a policy
+#                    "ipsync review" that applies to every branch and needs one
+#                    approval by "reviewer" (the admin cannot approve its own
+#                    change request). Its venv, dumps and tokens carry the
+#                    suffix -review in NETBOX_CACHE, beside the plain ones.
+#                    Default 0: no plugins, no worker.
 #
 # NetBox serves with gunicorn, as its own deployment guide does, rather than
 # runserver: several workers answer concurrent bulk writes the way a
@@ -48,12 +62,22 @@ D=${NETBOX_DIR:-${TMPDIR:-/tmp}/ipsync-netbox-$PORT}
 WORKERS=${NETBOX_WORKERS:-3}
 TIME_ZONE=${NETBOX_TIME_ZONE:-UTC}
 CACHE=${NETBOX_CACHE:-$D}
-VENV=$CACHE/venv-$VERSION
-MIGRATED=$CACHE/migrated-$VERSION.pgdump
+REVIEW=${NETBOX_REVIEW_PLUGINS:-0}
+case "$REVIEW" in
+0) SUFFIX= ;;
+1) SUFFIX=-review ;;
+*) echo "netbox-up: NETBOX_REVIEW_PLUGINS is 0 or 1, not $REVIEW" >&2; exit 2 ;;
+esac
+# The plugins of NETBOX_REVIEW_PLUGINS=1, pinned: both follow NetBox's minor
+# versions closely (these two are the 4.7 line).
+REVIEW_PACKAGES="netboxlabs-netbox-branching==1.2.2 netbox-change-control==0.6.0"
+VENV=$CACHE/venv-$VERSION$SUFFIX
+MIGRATED=$CACHE/migrated-$VERSION$SUFFIX.pgdump
 # The token (and the pepper that hashes it) are in the seeded dump, so they
 # are kept beside it.
-TOKEN=$CACHE/token-$VERSION
-PEPPER=$CACHE/pepper-$VERSION
+TOKEN=$CACHE/token-$VERSION$SUFFIX
+PEPPER=$CACHE/pepper-$VERSION$SUFFIX
+REVIEWER_TOKEN=$CACHE/token-reviewer-$VERSION$SUFFIX
 URL=http://127.0.0.1:$PORT
 LOG_NAME=netbox-up
 DB_NAME=netbox
@@ -77,7 +101,10 @@ make_venv() {
   local py; py=$(pick_python)
   rm -rf "$VENV"
   "$py" -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check "netbox==$VERSION" >"$D/log/pip.log" 2>&1 ||
+  local pkgs="netbox==$VERSION"
+  [ "$REVIEW" = 1 ] && pkgs="$pkgs $REVIEW_PACKAGES"
+  # shellcheck disable=SC2086 # one requirement a word
+  "$VENV/bin/pip" install -q --disable-pip-version-check $pkgs >"$D/log/pip.log" 2>&1 ||
     { tail -20 "$D/log/pip.log" >&2; return 1; }
 }
 
@@ -105,7 +132,33 @@ ISOLATED_DEPLOYMENT = True
 LOGIN_REQUIRED = True
 TIME_ZONE = "$TIME_ZONE"
 EOF
+  [ "$REVIEW" = 1 ] && write_review_config
   export NETBOX_ROOT=$D
+}
+
+# write_review_config appends what the two plugins' install guides ask for:
+# netbox-branching routes each request to its branch's schema, so DATABASES
+# is its DynamicSchemaDict and its router is installed; netbox-change-control
+# is listed before netbox-branching (which must come last), and its own
+# models are exempt from branching, or a change request opened while a
+# branch is active would be written into that branch. Change control's
+# defaults stand: a merge needs an approved change request (enforce_merge_gate);
+# how many approvals, and which checks, the policies in the database say.
+write_review_config() {
+  [ -f "$REVIEWER_TOKEN" ] || printf 'nbt_%s.%s' "$(random_text 12)" "$(random_text 40)" >"$REVIEWER_TOKEN"
+  cat >>"$D/conf/configuration.py" <<'EOF'
+
+# Reviewed changes: netbox-branching and netbox-change-control.
+from netbox_branching.utilities import DynamicSchemaDict
+
+DATABASES = DynamicSchemaDict(DATABASES)
+DATABASE_ROUTERS = ["netbox_branching.database.BranchAwareRouter"]
+PLUGINS = ["netbox_change_control", "netbox_branching"]
+PLUGINS_CONFIG = {
+    "netbox_branching": {"exempt_models": ["netbox_change_control.*"]},
+    "netbox_change_control": {},
+}
+EOF
 }
 
 # seed_script creates what ipsync's tests refer to and NetBox owns,
@@ -135,7 +188,27 @@ for name in ("platform", "netops", "acme"):
 for name in ("routed", "pxe", "blue", "red"):
     Tag.objects.get_or_create(name=name, defaults={"slug": slugify(name)})
 RIR.objects.get_or_create(name="private", defaults={"slug": "private", "is_private": True})
-print("seeded")
+EOF
+  [ "$REVIEW" = 1 ] && review_seed_script
+  echo 'print("seeded")'
+}
+
+# review_seed_script: the reviewer (a superuser, so that permissions are not
+# what a test meets first) with its token, and the policy every branch gets:
+# one approval by the reviewer, no required checks (a test PATCHes "checks"
+# onto the policy to require one).
+review_seed_script() {
+  cat <<'EOF'
+from netbox_change_control.models import Policy, PolicyRule
+
+r = User.objects.filter(username="reviewer").first() or User.objects.create_superuser("reviewer", "reviewer@example.net", os.environ["SEED_PASSWORD"])
+key, secret = os.environ["SEED_REVIEWER_TOKEN"].removeprefix("nbt_").split(".", 1)
+Token.objects.filter(user=r).exclude(key=key).delete()
+if not Token.objects.filter(user=r, key=key).exists():
+    Token(user=r, version=2, key=key, token=secret, write_enabled=True).save()
+policy, _ = Policy.objects.get_or_create(name="ipsync review", defaults={"description": "every branch: one approval by reviewer"})
+rule, _ = PolicyRule.objects.get_or_create(policy=policy, name="reviewer approves", defaults={"min_reviews": 1})
+rule.users.add(r)
 EOF
 }
 
@@ -144,12 +217,33 @@ migrate() {
 }
 
 seed() {
-  SEED_TOKEN=$(cat "$TOKEN") SEED_PASSWORD=$(head -c 20 "$D/secret") \
+  SEED_TOKEN=$(cat "$TOKEN") SEED_REVIEWER_TOKEN=$(cat "$REVIEWER_TOKEN" 2>/dev/null || true) SEED_PASSWORD=$(head -c 20 "$D/secret") \
     "$VENV/bin/netbox" nbshell -c "$(seed_script)" >"$D/log/seed.log" 2>&1
   grep -q '^seeded' "$D/log/seed.log" || { cat "$D/log/seed.log" >&2; return 1; }
 }
 
+# start_worker: the RQ worker that runs NetBox's background jobs (with the
+# review plugins: branch provisioning, sync, merge, revert), on all of
+# NetBox's queues.
+start_worker() {
+  NETBOX_ROOT=$D setsid nohup "$VENV/bin/netbox" rqworker >"$D/log/rqworker.log" 2>&1 </dev/null &
+  echo $! >"$D/rqworker.pid"
+}
+
+# wait_worker: NetBox's status counts the workers that have registered in Redis.
+wait_worker() {
+  for _ in $(seq 1 240); do
+    curl -s -H "Authorization: Bearer $(cat "$TOKEN")" "$URL/api/status/" | grep -q '"rq-workers-running": *[1-9]' && return 0
+    pidfile_running "$D/rqworker.pid" || break
+    sleep 0.5
+  done
+  log "the worker did not start; see $D/log/rqworker.log"
+  tail -20 "$D/log/rqworker.log" >&2 || true
+  return 1
+}
+
 stop() {
+  stop_pidfile "$D/rqworker.pid" TERM
   stop_pidfile "$D/gunicorn.pid" TERM
   stop_pg_redis
   log "stopped ($D)"
@@ -159,22 +253,28 @@ start() {
   install_packages
   mkdir -p "$D/log"
   phase "packages"
+  stop_pidfile "$D/rqworker.pid" TERM
   stop_pidfile "$D/gunicorn.pid" TERM
   make_venv
-  phase "venv (netbox $VERSION)"
+  phase "venv (netbox $VERSION${SUFFIX:+ with $REVIEW_PACKAGES})"
   start_pg
   start_redis
   phase "postgresql and redis"
   write_config
-  clean_db "$CACHE/clean-$VERSION-$(seed_script | sha1sum | head -c 8).pgdump" "$MIGRATED" migrate seed
+  clean_db "$CACHE/clean-$VERSION$SUFFIX-$(seed_script | sha1sum | head -c 8).pgdump" "$MIGRATED" migrate seed
   # setsid: the server outlives the shell that started it. A bulk write of
   # hundreds of objects can take minutes on a small machine: no worker
   # timeout cuts it off. --preload loads Django once, before the workers fork.
   NETBOX_ROOT=$D setsid nohup "$VENV/bin/gunicorn" --bind "127.0.0.1:$PORT" --workers "$WORKERS" --timeout 900 --preload \
     --keep-alive 30 --pid "$D/gunicorn.pid" --error-logfile "$D/log/gunicorn.log" netbox.wsgi \
     >"$D/log/netbox.out" 2>&1 </dev/null &
+  [ "$REVIEW" = 1 ] && start_worker
   if wait_ready "$URL/api/status/" "Bearer $(cat "$TOKEN")"; then
     phase "serve ($WORKERS gunicorn workers)"
+    if [ "$REVIEW" = 1 ]; then
+      wait_worker || return 1
+      phase "background worker"
+    fi
     log "netbox $VERSION ready after $(($(now_ms) - T0)) ms, state in $D"
     echo "$URL"
     return 0
@@ -188,13 +288,22 @@ case "${1:-}" in
 start) start ;;
 stop) stop ;;
 url) if pidfile_running "$D/gunicorn.pid"; then echo "$URL"; else log "not running ($D)"; exit 1; fi ;;
-token) cat "$TOKEN" ;;
+token)
+  case "${2:-}" in
+  "") cat "$TOKEN" ;;
+  reviewer)
+    [ "$REVIEW" = 1 ] || { echo "netbox-up: the reviewer exists with NETBOX_REVIEW_PLUGINS=1 only" >&2; exit 2; }
+    cat "$REVIEWER_TOKEN"
+    ;;
+  *) echo "usage: $0 token [reviewer]" >&2; exit 2 ;;
+  esac
+  ;;
 stall)
   [ $# -eq 2 ] || { echo "usage: $0 stall SECONDS" >&2; exit 2; }
   stall_workers "$D/gunicorn.pid" "$2"
   ;;
 *)
-  echo "usage: $0 start|stop|url|token|stall SECONDS" >&2
+  echo "usage: $0 start|stop|url|token [reviewer]|stall SECONDS" >&2
   exit 2
   ;;
 esac

@@ -20,7 +20,7 @@ import (
 func newApply(e *env) *cobra.Command {
 	var f planFlags
 	var planFile, reviewed string
-	var commit bool
+	var commit, review bool
 	cmd := &cobra.Command{
 		Use: "apply [SPEC-PATH...]",
 		Example: `  ipsync apply --config ipsync.yaml                      # a dry run: the plan and what would be refused
@@ -44,9 +44,17 @@ With --reviewed FINGERPRINT (from the reviewed plan's -o markdown or -o json) th
 is written only if it is the reviewed one: a spec or a target changed since the review
 makes another plan, refused whole.
 
+With --review (NetBox with netbox-branching and netbox-change-control) the plan is
+written to a new branch, not to main: a change request is opened on it, ipsync's
+preflight reported as its check ipsync-preflight, and its URL printed (exit 4). main
+changes when a person approves it and the branch is merged. A rerun reports the review
+still open, and a change on main since that the plan also changes as a conflict (exit
+3), never overwritten.
+
 Exit status: 0 applied (or, without --commit, nothing refused), 3 refused before
 any write, or objects of a saved plan refused because they changed since it was
-made (the rest written), 1 error, 64 usage error.`,
+made (the rest written), or a branch under review in conflict with main, 4 written to
+a branch awaiting review, 1 error, 64 usage error.`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			ctx := cmd.Context()
 			if reviewed != "" {
@@ -55,6 +63,9 @@ made (the rest written), 1 error, 64 usage error.`,
 					return usagef("--reviewed: %v", err)
 				}
 				reviewed = fp
+			}
+			if review && planFile != "" {
+				return usagef("--review plans anew in a branch; drop --plan (review the saved plan's fingerprint with --reviewed instead)")
 			}
 			var saved *plan.Plan
 			var job *job
@@ -68,6 +79,9 @@ made (the rest written), 1 error, 64 usage error.`,
 				return err
 			}
 			defer job.close()
+			if review && job.reviews == nil {
+				return usagef("--review writes to a NetBox branch, and %s has none: on Nautobot, review the plan (plan -o markdown) and apply it with --reviewed", job.server)
+			}
 			// Before anything is read: a refused host should not first cost
 			// a whole read, retries or a printed plan.
 			if commit {
@@ -124,8 +138,15 @@ made (the rest written), 1 error, 64 usage error.`,
 				return &exitError{ExitRefused, err}
 			}
 			if !commit {
-				fmt.Fprintf(e.stderr, "dry run: %s planned, nothing written; rerun with --commit to write them\n", plural.Of(r.Plan.Writes(), "change"))
+				where := ""
+				if review {
+					where = " to a NetBox branch for review"
+				}
+				fmt.Fprintf(e.stderr, "dry run: %s planned, nothing written; rerun with --commit to write them%s\n", plural.Of(r.Plan.Writes(), "change"), where)
 				return nil
+			}
+			if review {
+				return e.applyForReview(ctx, job, r)
 			}
 			n, err := e.applyInterruptible(ctx, job, r)
 			if errors.Is(err, bulkwrite.ErrStopped) {
@@ -144,6 +165,7 @@ made (the rest written), 1 error, 64 usage error.`,
 	f.register(cmd)
 	cmd.Flags().StringVar(&planFile, "plan", "", "apply this saved plan (from plan --out) instead of planning anew; needs only --config")
 	cmd.Flags().BoolVar(&commit, "commit", false, "write the changes (without it, apply is a dry run)")
+	cmd.Flags().BoolVar(&review, "review", false, "NetBox: write the plan to a new branch (netbox-branching) and open a change request (netbox-change-control) that a person approves before it reaches main; exit 4 while it awaits review")
 	cmd.Flags().StringVar(&reviewed, "reviewed", "", "write the plan only if its fingerprint is this one (sha256:..., from the reviewed plan -o markdown or json); refused if the spec or the target changed since the review")
 	return cmd
 }

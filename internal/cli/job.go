@@ -10,6 +10,7 @@ import (
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/drift"
 	"github.com/ipsync/ipsync/internal/memory"
+	"github.com/ipsync/ipsync/internal/netbox"
 	"github.com/ipsync/ipsync/internal/neutron"
 	"github.com/ipsync/ipsync/internal/plan"
 	"github.com/ipsync/ipsync/internal/plural"
@@ -52,6 +53,9 @@ type job struct {
 	// target reports its writes to it.
 	progress       *progress.Display
 	writesProgress bool
+	// reviews takes writes in a branch for review (apply --review); nil
+	// where the server has no branches.
+	reviews *netbox.Client
 }
 
 // noteRangesElsewhere tells where the segment ranges and subnet pools a

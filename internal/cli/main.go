@@ -23,6 +23,7 @@ const (
 	ExitError   = 1  // something failed: invalid spec, a side unreachable, a write failed
 	ExitChanges = 2  // plan: changes to apply; drift: the sides disagree
 	ExitRefused = 3  // the plan will not be applied: conflicts, mass-delete guard, unresolved references, VIDs outside their range, a stale saved plan; or objects of a saved plan refused one by one because they changed since it was made
+	ExitReview  = 4  // apply --review: written to a branch that awaits review; main is untouched
 	ExitUsage   = 64 // the command line is wrong: unknown command or flag, bad flag value, missing argument (sysexits EX_USAGE)
 )
 
@@ -35,6 +36,7 @@ const exitCodesHelp = `Exit status:
       unresolved references, VIDs outside their group's range, stale saved plan);
       apply --plan against NetBox: objects changed since the plan refused, the
       rest written
+  4   apply --review: written to a NetBox branch awaiting review, main untouched
   64  usage: unknown command or flag, bad flag value, missing argument`
 
 // env is what commands get from the process.

@@ -30,7 +30,7 @@ func (e *env) openNetBox(cfg *config.Config, prog *progress.Display) (*server, e
 	return &server{name: "NetBox", url: n.URL, boot: c, api: c, tags: lease.NetBoxTags, writesProgress: true,
 		target:      func(sc scope.Scope) (reconcile.Target, sitesync.Follower) { t := c.Target(sc); return t, t },
 		savedTarget: func(sc scope.Scope) reconcile.Target { return c.SavedTarget(sc) },
-		refused:     refusedByNetBox}, nil
+		refused:     refusedByNetBox, reviews: c}, nil
 }
 
 // refusedByNetBox are the changes NetBox refused, as its Apply's error

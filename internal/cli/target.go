@@ -9,6 +9,7 @@ import (
 	"github.com/ipsync/ipsync/internal/bulkwrite"
 	"github.com/ipsync/ipsync/internal/config"
 	"github.com/ipsync/ipsync/internal/lease"
+	"github.com/ipsync/ipsync/internal/netbox"
 	"github.com/ipsync/ipsync/internal/progress"
 	"github.com/ipsync/ipsync/internal/reconcile"
 	"github.com/ipsync/ipsync/internal/scope"
@@ -36,6 +37,10 @@ type server struct {
 	// refused are the changes an Apply's error says the server refused,
 	// one by one.
 	refused func(err error) []*bulkwrite.ObjectError
+	// reviews, where the server has them, takes writes in a branch a
+	// person reviews before they reach main (NetBox with netbox-branching
+	// and netbox-change-control); nil on Nautobot.
+	reviews *netbox.Client
 }
 
 // bootstrapper creates what ipsync needs in a server before the first
@@ -76,7 +81,7 @@ func (e *env) openTarget(cfg *config.Config, sc scope.Scope, j *job) error {
 	if s.savedTarget != nil {
 		j.savedTarget = s.savedTarget(sc)
 	}
-	j.targetID, j.server, j.refused = s.url, s.name, s.refused
+	j.targetID, j.server, j.refused, j.reviews = s.url, s.name, s.refused, s.reviews
 	j.writeOK = func() error { return cfg.WriteAllowed(s.url) }
 	return nil
 }

@@ -44,9 +44,12 @@ type Config struct {
 	// server says so instead of "404 Not Found" or "Unknown filter
 	// field".
 	Identify bool
-	Clock    clock.Clock // what retries wait on; default the wall clock
-	Jitter   func() float64
-	Log      *slog.Logger
+	// Header is sent with every request, before a request's own headers
+	// (NetBox's X-NetBox-Branch: every read and write in one branch).
+	Header http.Header
+	Clock  clock.Clock // what retries wait on; default the wall clock
+	Jitter func() float64
+	Log    *slog.Logger
 }
 
 // Client sends requests to one server. It is safe for concurrent use.
@@ -250,6 +253,9 @@ func (c *Client) once(ctx context.Context, r Request, target string, body []byte
 	req, err := http.NewRequestWithContext(ctx, r.Method, target, rd)
 	if err != nil {
 		return nil, false, fmt.Errorf("build request: %w", err)
+	}
+	for k, v := range c.cfg.Header {
+		req.Header[k] = v
 	}
 	for k, v := range r.Header {
 		req.Header[k] = v

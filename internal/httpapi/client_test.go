@@ -224,6 +224,31 @@ func TestDoHeaders(t *testing.T) {
 	}
 }
 
+// TestClientHeader: the client's own headers go with every request (a
+// NetBox branch's), and a request's own header of the same name wins.
+func TestClientHeader(t *testing.T) {
+	var got []http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Clone())
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	c := New(Config{Base: u, Auth: "Token t", Header: http.Header{"X-Netbox-Branch": {"084p1qdu"}, "Accept": {"text/plain"}}})
+	for _, h := range []http.Header{nil, {"Accept": {"application/json; version=4.7"}}} {
+		if _, err := c.Do(context.Background(), Request{Method: http.MethodPost, Path: "/api/", Header: h}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d requests, want 2", len(got))
+	}
+	for i, want := range []string{"text/plain", "application/json; version=4.7"} {
+		if got[i].Get("X-NetBox-Branch") != "084p1qdu" || got[i].Get("Accept") != want || got[i].Get("Authorization") != "Token t" {
+			t.Errorf("request %d: headers %v, want the branch, Accept %q and the token", i, got[i], want)
+		}
+	}
+}
+
 func TestRetryAfter(t *testing.T) {
 	now := clocktest.Start
 	tests := []struct {

@@ -3,6 +3,7 @@ package netbox
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"github.com/ipsync/ipsync/internal/clock"
 	"github.com/ipsync/ipsync/internal/httpapi"
@@ -21,6 +22,9 @@ type Client struct {
 	decode   func([]byte, any) error
 	progress sot.Progress
 	api      *httpapi.Client
+	// conn is how api was made, for a client of the same NetBox in a
+	// branch (InBranch).
+	conn httpapi.Config
 }
 
 // New checks cfg, fills its defaults, and returns a client built with
@@ -32,7 +36,20 @@ func New(cfg Config, logger *slog.Logger, opts ...sot.Option) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, holder: holderName()}
 	hc, t := sot.Connect(cfg.Settings, "netbox", logger, opts, httpapi.Config{Auth: cfg.auth(), Identify: true})
-	c.api, c.log = httpapi.New(hc), hc.Log
+	c.api, c.log, c.conn = httpapi.New(hc), hc.Log, hc
 	c.clock, c.progress, c.decode = t.Clock, t.Progress, newDecoder().Decode
 	return c, nil
+}
+
+// InBranch returns a client of the same NetBox whose every request reads
+// and writes the netbox-branching branch with schema id schemaID (the
+// X-NetBox-Branch header takes the schema id, not the branch's name): the
+// whole engine, markers and If-Match included, works in the branch, and
+// main is untouched until the branch is merged.
+func (c *Client) InBranch(schemaID string) *Client {
+	b := *c
+	b.conn.Header = http.Header{"X-NetBox-Branch": {schemaID}}
+	b.conn.Log = c.log.With("branch", schemaID)
+	b.api, b.log = httpapi.New(b.conn), b.conn.Log
+	return &b
 }

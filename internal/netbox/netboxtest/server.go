@@ -23,6 +23,12 @@ const (
 	// that server (with its NETBOX_* settings), for tests of a stalled
 	// server.
 	StallEnv = "IPSYNC_NETBOX_STALL"
+	// A NetBox with netbox-branching and netbox-change-control
+	// (scripts/netbox-up.sh start with NETBOX_REVIEW_PLUGINS=1), and the
+	// token of the user its review policy lets approve (token reviewer).
+	ReviewURLEnv     = "IPSYNC_NETBOX_REVIEW_URL"
+	ReviewTokenEnv   = "IPSYNC_NETBOX_REVIEW_TOKEN"
+	ReviewerTokenEnv = "IPSYNC_NETBOX_REVIEWER_TOKEN"
 )
 
 // Server is the real NetBox a test runs against, behind a counting proxy.
@@ -43,7 +49,19 @@ type Server struct {
 // IPSYNC_NETBOX_TOKEN, t is skipped with a message saying how to run it.
 func New(t testing.TB) *Server {
 	t.Helper()
-	return start(t, true)
+	return start(t, URLEnv, TokenEnv, true)
+}
+
+// NewReview is New for the NetBox with the review plugins the environment
+// names, with the token of its reviewer: a user who may approve what the
+// server's token requests.
+func NewReview(t testing.TB) (s *Server, reviewerToken string) {
+	t.Helper()
+	reviewer := os.Getenv(ReviewerTokenEnv)
+	if os.Getenv(ReviewURLEnv) != "" && reviewer == "" {
+		t.Fatalf("%s is set, %s is not: set it to `scripts/netbox-up.sh token reviewer` of that server", ReviewURLEnv, ReviewerTokenEnv)
+	}
+	return start(t, ReviewURLEnv, ReviewTokenEnv, true), reviewer
 }
 
 // NewForBenchmark is New for a benchmark: the server is emptied before it,
@@ -52,17 +70,21 @@ func New(t testing.TB) *Server {
 // deleting them through the API.
 func NewForBenchmark(tb testing.TB) *Server {
 	tb.Helper()
-	return start(tb, false)
+	return start(tb, URLEnv, TokenEnv, false)
 }
 
-func start(tb testing.TB, after bool) *Server {
+func start(tb testing.TB, urlEnv, tokenEnv string, after bool) *Server {
 	tb.Helper()
-	s, err := connect(os.Getenv(URLEnv), os.Getenv(TokenEnv))
+	s, err := connect(os.Getenv(urlEnv), os.Getenv(tokenEnv))
 	if err != nil {
 		if errors.Is(err, errNotNamed) {
-			tb.Skipf("set %s and %s to a NetBox 4.7 (scripts/netbox-up.sh start; scripts/netbox-up.sh token) to run against it", URLEnv, TokenEnv)
+			how := "scripts/netbox-up.sh start; scripts/netbox-up.sh token"
+			if urlEnv == ReviewURLEnv {
+				how = "NETBOX_REVIEW_PLUGINS=1 scripts/netbox-up.sh start, with its token and token reviewer in " + ReviewerTokenEnv
+			}
+			tb.Skipf("set %s and %s to a NetBox 4.7 (%s) to run against it", urlEnv, tokenEnv, how)
 		}
-		tb.Fatalf("NetBox from %s: %v", URLEnv, err)
+		tb.Fatalf("NetBox from %s: %v", urlEnv, err)
 	}
 	if err := s.emptyBefore(); err != nil {
 		tb.Fatalf("%s: empty the server for the test: %v", s.Name, err)
@@ -212,6 +234,14 @@ func (s *Server) Do(t testing.TB, method, path string, body any, header http.Hea
 func (s *Server) Call(t testing.TB, method, path string, body, out any) {
 	t.Helper()
 	if err := s.CallErr(method, path, body, out); err != nil {
+		t.Fatalf("%s: %v", s.Name, err)
+	}
+}
+
+// CallAs is Call with another user's token (a reviewer's).
+func (s *Server) CallAs(t testing.TB, token, method, path string, body, out any) {
+	t.Helper()
+	if err := (conn{base: s.proxy, token: token, http: http.DefaultClient}).call(method, path, body, out); err != nil {
 		t.Fatalf("%s: %v", s.Name, err)
 	}
 }
