@@ -222,13 +222,13 @@ func openBranches(t *testing.T, s *netboxtest.Server) []string {
 }
 
 // merge merges a branch as its reviewer would, and waits for the job.
-func merge(t *testing.T, s *netboxtest.Server, branch int) {
+func merge(t testing.TB, s *netboxtest.Server, branch int) {
 	t.Helper()
 	var job struct {
 		ID int `json:"id"`
 	}
 	s.Call(t, http.MethodPost, fmt.Sprintf("/api/plugins/branching/branches/%d/merge/", branch), map[string]any{"commit": true}, &job)
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(30 * time.Minute)
 	for time.Now().Before(deadline) {
 		var st struct {
 			Status struct {
@@ -245,5 +245,5 @@ func merge(t *testing.T, s *netboxtest.Server, branch int) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	t.Fatalf("merge of branch %d not done after 2 minutes", branch)
+	t.Fatalf("merge of branch %d not done after 30 minutes", branch)
 }
