@@ -54,6 +54,21 @@ type savedChange struct {
 	Current      json.RawMessage      `json:"current,omitempty"`
 }
 
+// total adds up rows: the summary's last line.
+func total(rows []SummaryRow) SummaryRow {
+	var t SummaryRow
+	for _, r := range rows {
+		t.Create += r.Create
+		t.Update += r.Update
+		t.Adopt += r.Adopt
+		t.Delete += r.Delete
+		t.Conflict += r.Conflict
+		t.Noop += r.Noop
+		t.Skip += r.Skip
+	}
+	return t
+}
+
 // Rows lists the summary in dependency order.
 func (s Summary) Rows() []SummaryRow {
 	var rows []SummaryRow

@@ -128,18 +128,12 @@ func (r *mdRender) leaks() {
 
 func (r *mdRender) table() {
 	r.b.WriteString("| kind | create | update | adopt | delete | conflict | unchanged | skipped |\n|---|--:|--:|--:|--:|--:|--:|--:|\n")
-	var t SummaryRow
-	for _, row := range r.p.Summary.Rows() {
+	rows := r.p.Summary.Rows()
+	for _, row := range rows {
 		fmt.Fprintf(&r.b, "| %s | %d | %d | %d | %s | %s | %d | %d |\n", row.Kind, row.Create, row.Update, row.Adopt,
 			bold(row.Delete), bold(row.Conflict), row.Noop, row.Skip)
-		t.Create += row.Create
-		t.Update += row.Update
-		t.Adopt += row.Adopt
-		t.Delete += row.Delete
-		t.Conflict += row.Conflict
-		t.Noop += row.Noop
-		t.Skip += row.Skip
 	}
+	t := total(rows)
 	fmt.Fprintf(&r.b, "| **total** | %d | %d | %d | %s | %s | %d | %d |\n\n", t.Create, t.Update, t.Adopt,
 		bold(t.Delete), bold(t.Conflict), t.Noop, t.Skip)
 }

@@ -28,18 +28,12 @@ func (p *Plan) writeText(w io.Writer, details bool) error {
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "kind\tcreate\tupdate\tadopt\tdelete\tconflict\tnoop\tskip\t")
-	var total SummaryRow
-	for _, r := range p.Summary.Rows() {
+	rows := p.Summary.Rows()
+	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", r.Kind, r.Create, r.Update, r.Adopt, r.Delete, r.Conflict, r.Noop, r.Skip)
-		total.Create += r.Create
-		total.Update += r.Update
-		total.Adopt += r.Adopt
-		total.Delete += r.Delete
-		total.Conflict += r.Conflict
-		total.Noop += r.Noop
-		total.Skip += r.Skip
 	}
-	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", total.Create, total.Update, total.Adopt, total.Delete, total.Conflict, total.Noop, total.Skip)
+	t := total(rows)
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Create, t.Update, t.Adopt, t.Delete, t.Conflict, t.Noop, t.Skip)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
