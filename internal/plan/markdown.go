@@ -56,10 +56,9 @@ func (p *Plan) WriteMarkdown(w io.Writer, m Markdown) error {
 }
 
 type mdRender struct {
-	p      *Plan
-	m      Markdown
-	b      strings.Builder
-	hidden int // changes left out to stay within MaxBytes
+	p *Plan
+	m Markdown
+	b strings.Builder
 }
 
 // footRoom is what the last lines need, kept free while changes are added.
@@ -149,17 +148,17 @@ func bold(n int) string {
 // deletes lists every delete's object, before the details, so that a
 // reviewer sees what goes without opening anything.
 func (r *mdRender) deletes() {
-	var keys []string
+	var keys [][]string
 	for _, c := range r.p.Changes {
 		if c.Action == Delete {
-			keys = append(keys, fmt.Sprintf("- %s %s", c.Key.Kind, c.Key.Name))
+			keys = append(keys, []string{fmt.Sprintf("- %s %s", c.Key.Kind, c.Key.Name)})
 		}
 	}
 	if len(keys) == 0 {
 		return
 	}
 	fmt.Fprintf(&r.b, "**%s** (objects this owner made that its data no longer holds):\n\n", plural.Of(len(keys), "delete"))
-	r.block(keys, len(keys) <= foldAbove, plural.Of(len(keys), "object")+" to delete")
+	r.diffBlock(len(keys) <= foldAbove, plural.Of(len(keys), "object")+" to delete", keys, len(keys), "more")
 }
 
 func (r *mdRender) conflicts() {
@@ -196,7 +195,6 @@ func (r *mdRender) conflicts() {
 	}
 	if shown < len(lines) {
 		fmt.Fprintf(&r.b, "- … %d more not shown\n", len(lines)-shown)
-		r.hidden += len(lines) - shown
 	}
 	r.b.WriteString("\n")
 }
@@ -237,24 +235,11 @@ func (r *mdRender) changes() {
 			}
 		}
 		summary := fmt.Sprintf("<b>%s</b>: %s", k, strings.Join(parts, ", "))
-		r.details(open, summary, func() {
-			var lines []string
-			shown := 0
-			for _, c := range cs {
-				if shown == r.m.PerKind || r.b.Len()+lineBytes(lines)+changeBytes(c) > r.m.MaxBytes-footRoom {
-					break
-				}
-				lines = append(lines, diffLines(c)...)
-				shown++
-			}
-			if shown > 0 {
-				r.fenced("diff", lines)
-			}
-			if rest := len(cs) - shown; rest > 0 {
-				fmt.Fprintf(&r.b, "… and %d more %s changes, not shown here (`ipsync plan -o json` lists every one).\n\n", rest, k)
-				r.hidden += rest
-			}
-		})
+		groups := make([][]string, len(cs))
+		for i, c := range cs {
+			groups[i] = diffLines(c)
+		}
+		r.diffBlock(open, summary, groups, r.m.PerKind, fmt.Sprintf("more %s changes", k))
 	}
 }
 
@@ -272,21 +257,28 @@ func (r *mdRender) foot() {
 // full reports whether the rendering has no room left but the foot's.
 func (r *mdRender) full() bool { return r.b.Len() > r.m.MaxBytes-footRoom }
 
-// block writes lines as a diff, folded unless open, within the budget.
-func (r *mdRender) block(lines []string, open bool, summary string) {
+// diffBlock writes groups of lines (a change's, or one line each) as a
+// diff, folded unless open: at most limit groups, whole ones, as many as
+// the budget holds; it counts those left out as more.
+func (r *mdRender) diffBlock(open bool, summary string, groups [][]string, limit int, more string) {
 	r.details(open, summary, func() {
-		var shown []string
-		for _, l := range lines {
-			if r.b.Len()+lineBytes(shown)+len(l)+1 > r.m.MaxBytes-footRoom {
+		var lines []string
+		room := r.m.MaxBytes - footRoom - r.b.Len()
+		shown := 0
+		for _, g := range groups {
+			n := lineBytes(g)
+			if shown == limit || n > room {
 				break
 			}
-			shown = append(shown, l)
+			lines = append(lines, g...)
+			room -= n
+			shown++
 		}
-		if len(shown) > 0 {
-			r.fenced("diff", shown)
+		if shown > 0 {
+			r.fenced("diff", lines)
 		}
-		if rest := len(lines) - len(shown); rest > 0 {
-			fmt.Fprintf(&r.b, "… and %d more not shown here (`ipsync plan -o json` lists every one).\n\n", rest)
+		if rest := len(groups) - shown; rest > 0 {
+			fmt.Fprintf(&r.b, "… and %d %s, not shown here (`ipsync plan -o json` lists every one).\n\n", rest, more)
 		}
 	})
 }
@@ -343,8 +335,6 @@ func headMark(a Action) byte {
 	}
 	return ' '
 }
-
-func changeBytes(c Change) int { return lineBytes(diffLines(c)) }
 
 func lineBytes(lines []string) int {
 	n := 0
