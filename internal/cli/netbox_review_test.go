@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -26,16 +25,7 @@ func TestNetBoxApplyReview(t *testing.T) {
 	requireCheck(t, s, reviewCheck)
 	dropReviews(t, s)
 	t.Cleanup(func() { dropReviews(t, s) })
-	examples := examplesOf(t, srv)
-	v1 := maps.Clone(examples)
-	v1["zz-review.yaml"] = "vlans:\n" +
-		"  - {vid: 120, name: review-a, vlan_group: a11-12-network, tenant: platform}\n" +
-		"  - {vid: 121, name: review-b, vlan_group: a11-12-network, tenant: platform}\n"
-	mount := newMountedSpec(t)
-	mount.publish(v1)
-	cfg := serverConfig(t, "netbox", s.URL(), s.Token(), mount.dir, "")
-	mustRun(t, "bootstrap", "--config", cfg, "--commit")
-	mustRun(t, "apply", "--config", cfg, "--commit")
+	examples, mount, cfg := reviewSetup(t, srv, "")
 	owned := func() []string { return vlansOf(t, srv, "static:deploy") }
 	vlanNamed := func(vid int) string {
 		for _, v := range srv.Objects(t, "ipam.vlan") {
@@ -46,10 +36,7 @@ func TestNetBoxApplyReview(t *testing.T) {
 		return ""
 	}
 
-	v2 := maps.Clone(examples)
-	v2["zz-review.yaml"] = "vlans:\n" +
-		"  - {vid: 120, name: review-a-renamed, vlan_group: a11-12-network, tenant: platform}\n" +
-		"  - {vid: 122, name: review-c, vlan_group: a11-12-network, tenant: platform}\n"
+	v2 := withReviewVLANs(examples, "120 review-a-renamed", "122 review-c")
 	mount.publish(v2)
 	_, js, _ := run(t, nil, "plan", "--config", cfg, "-o", "json")
 	fp := fingerprintIn(t, js)
@@ -92,9 +79,7 @@ func TestNetBoxApplyReview(t *testing.T) {
 	}
 
 	// A review under way, and a hand edit on main of what it changes.
-	v3 := maps.Clone(v2)
-	v3["zz-review.yaml"] = strings.Replace(v2["zz-review.yaml"], "review-c,", "review-c2,", 1)
-	mount.publish(v3)
+	mount.publish(withReviewVLANs(examples, "120 review-a-renamed", "122 review-c2"))
 	if code, out, stderr := run(t, nil, "apply", "--config", cfg, "--review", "--commit"); code != ExitReview {
 		t.Fatalf("apply --review of v3 = exit %d, want %d:\n%s\n%s", code, ExitReview, out, stderr)
 	}

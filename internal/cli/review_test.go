@@ -77,27 +77,40 @@ func TestReviewedPlanOnly(t *testing.T) {
 	eachTarget(t, reviewedPlanOnly)
 }
 
-func reviewedPlanOnly(t *testing.T, srv *target) {
-	examples := examplesOf(t, srv)
-	v1 := maps.Clone(examples)
-	v1["zz-review.yaml"] = "vlans:\n" +
-		"  - {vid: 120, name: review-a, vlan_group: a11-12-network, tenant: platform}\n" +
-		"  - {vid: 121, name: review-b, vlan_group: a11-12-network, tenant: platform}\n"
-	mount := newMountedSpec(t)
-	mount.publish(v1)
-	cfg := serverConfig(t, srv.section, srv.URL(), srv.Token(), mount.dir, "agent:\n  interval: 1h\n  lease_ttl: 9s\n  lease_renew: 3s\n")
+// withReviewVLANs is the examples with zz-review.yaml holding the VLANs
+// of a11-12-network the review tests change, each "vid name".
+func withReviewVLANs(examples map[string]string, vlans ...string) map[string]string {
+	files := maps.Clone(examples)
+	y := "vlans:\n"
+	for _, v := range vlans {
+		vid, name, _ := strings.Cut(v, " ")
+		y += fmt.Sprintf("  - {vid: %s, name: %s, vlan_group: a11-12-network, tenant: platform}\n", vid, name)
+	}
+	files["zz-review.yaml"] = y
+	return files
+}
+
+// reviewSetup applies the examples with VLANs 120 and 121 of static:deploy
+// to srv from a mounted spec, as the review tests start.
+func reviewSetup(t *testing.T, srv *target, agentConfig string) (examples map[string]string, mount *mountedSpec, cfg string) {
+	t.Helper()
+	examples = examplesOf(t, srv)
+	mount = newMountedSpec(t)
+	mount.publish(withReviewVLANs(examples, "120 review-a", "121 review-b"))
+	cfg = serverConfig(t, srv.section, srv.URL(), srv.Token(), mount.dir, agentConfig)
 	mustRun(t, "bootstrap", "--config", cfg, "--commit")
 	mustRun(t, "apply", "--config", cfg, "--commit")
+	return examples, mount, cfg
+}
+
+func reviewedPlanOnly(t *testing.T, srv *target) {
+	examples, mount, cfg := reviewSetup(t, srv, "agent:\n  interval: 1h\n  lease_ttl: 9s\n  lease_renew: 3s\n")
 	owned := func() []string { return vlansOf(t, srv, "static:deploy") }
 
 	// The pull request: one VLAN renamed, one gone, one new, and one whose
 	// vid someone took by hand.
 	srv.handVLAN(t, 130, "by-hand", "a11-12-network", "")
-	v2 := maps.Clone(examples)
-	v2["zz-review.yaml"] = "vlans:\n" +
-		"  - {vid: 120, name: review-a-renamed, vlan_group: a11-12-network, tenant: platform}\n" +
-		"  - {vid: 122, name: review-c, vlan_group: a11-12-network, tenant: platform}\n" +
-		"  - {vid: 130, name: review-d, vlan_group: a11-12-network, tenant: platform}\n"
+	v2 := withReviewVLANs(examples, "120 review-a-renamed", "122 review-c", "130 review-d")
 	mount.publish(v2)
 	code, md, stderr := run(t, nil, "plan", "--config", cfg, "-o", "markdown")
 	if code != ExitRefused {
