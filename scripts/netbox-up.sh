@@ -28,16 +28,19 @@
 #   NETBOX_PYTHON    interpreter for the venv (default: the first Python 3.12+
 #                    found on PATH or under ~/.pyenv/versions)
 #   NETBOX_REVIEW_PLUGINS
-#                    1: also install and enable netbox-branching and
-#                    netbox-change-control (versions below), run their
-#                    migrations and a background worker (branch provisioning,
-#                    sync and merge are background jobs), and seed a second
-#                    superuser "reviewer" with its own token and a policy
-#                    "ipsync review" that applies to every branch and needs one
-#                    approval by "reviewer" (the admin cannot approve its own
-#                    change request). Its venv, dumps and tokens carry the
-#                    suffix -review in NETBOX_CACHE, beside the plain ones.
-#                    Default 0: no plugins, no worker.
+#                    1: also enable netbox-branching and netbox-change-control
+#                    (versions below), run their migrations and a background
+#                    worker (branch provisioning, sync and merge are background
+#                    jobs), and seed a second superuser "reviewer" with its own
+#                    token and a policy "ipsync review" that applies to every
+#                    branch and needs one approval by "reviewer" (the admin
+#                    cannot approve its own change request). Its dumps and
+#                    tokens carry the suffix -review in NETBOX_CACHE, beside
+#                    the plain ones. Its database starts from the plain
+#                    migrated one when that dump is in the cache, with only
+#                    the plugins' migrations to run: minutes less than
+#                    migrating NetBox again.
+#                    Default 0: the plugins installed, not enabled; no worker.
 #
 # NetBox serves with gunicorn, as its own deployment guide does, rather than
 # runserver: several workers answer concurrent bulk writes the way a
@@ -71,7 +74,8 @@ esac
 # The plugins of NETBOX_REVIEW_PLUGINS=1, pinned: both follow NetBox's minor
 # versions closely (these two are the 4.7 line).
 REVIEW_PACKAGES="netboxlabs-netbox-branching==1.2.2 netbox-change-control==0.6.0"
-VENV=$CACHE/venv-$VERSION$SUFFIX
+VENV=$CACHE/venv-$VERSION
+PLAIN_MIGRATED=$CACHE/migrated-$VERSION.pgdump
 MIGRATED=$CACHE/migrated-$VERSION$SUFFIX.pgdump
 # The token (and the pepper that hashes it) are in the seeded dump, so they
 # are kept beside it.
@@ -95,14 +99,22 @@ pick_python() {
   return 1
 }
 
+# make_venv: NetBox and the review plugins in one venv. The plugins have no
+# requirements of their own and do nothing unless PLUGINS lists them, so the
+# plain server runs the same packages as it would without them, and a
+# second server of the version needs no second install.
 make_venv() {
   mkdir -p "$CACHE"
-  [ -x "$VENV/bin/netbox" ] && return 0
-  local py; py=$(pick_python)
-  rm -rf "$VENV"
-  "$py" -m venv "$VENV"
-  local pkgs="netbox==$VERSION"
-  [ "$REVIEW" = 1 ] && pkgs="$pkgs $REVIEW_PACKAGES"
+  if [ -x "$VENV/bin/netbox" ] && "$VENV/bin/python" -c 'import netbox_branching, netbox_change_control' 2>/dev/null; then
+    return 0
+  fi
+  local pkgs="$REVIEW_PACKAGES"
+  if [ ! -x "$VENV/bin/netbox" ]; then
+    local py; py=$(pick_python)
+    rm -rf "$VENV"
+    "$py" -m venv "$VENV"
+    pkgs="netbox==$VERSION $pkgs"
+  fi
   # shellcheck disable=SC2086 # one requirement a word
   "$VENV/bin/pip" install -q --disable-pip-version-check $pkgs >"$D/log/pip.log" 2>&1 ||
     { tail -20 "$D/log/pip.log" >&2; return 1; }
@@ -212,7 +224,13 @@ rule.users.add(r)
 EOF
 }
 
+# migrate: with the plugins, from the plain migrated database when there is
+# one: only the plugins' migrations are left to run.
 migrate() {
+  if [ "$REVIEW" = 1 ] && [ -f "$PLAIN_MIGRATED" ]; then
+    restore_db "$PLAIN_MIGRATED"
+    phase "restore the plain migrated database"
+  fi
   "$VENV/bin/netbox" upgrade --no-input --skip-static >"$D/log/upgrade.log" 2>&1 || { tail -30 "$D/log/upgrade.log" >&2; return 1; }
 }
 
@@ -256,7 +274,7 @@ start() {
   stop_pidfile "$D/rqworker.pid" TERM
   stop_pidfile "$D/gunicorn.pid" TERM
   make_venv
-  phase "venv (netbox $VERSION${SUFFIX:+ with $REVIEW_PACKAGES})"
+  phase "venv (netbox $VERSION and $REVIEW_PACKAGES)"
   start_pg
   start_redis
   phase "postgresql and redis"
