@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/ipsync/ipsync/internal/config"
@@ -8,6 +10,35 @@ import (
 
 // Shell completion (ipsync completion bash|zsh|fish|powershell) comes with
 // cobra; these teach it the values of ipsync's flags.
+
+// completionCommand makes cobra's completion command (made here rather
+// than when it runs) hold to ipsync's rules: a shell it has no script for
+// is a usage error, not its help and exit 0, which would pass in a
+// provisioning script unnoticed; and it takes the log flags every other
+// command takes, hidden since it logs nothing, so an alias that adds them
+// still works.
+func completionCommand(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sub := range c.Commands() {
+			shells = append(shells, sub.Name())
+			addLogFlags(sub, "warn", "text")
+			_ = sub.Flags().MarkHidden("log-level")
+			_ = sub.Flags().MarkHidden("log-format")
+		}
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return usagef("no completion script for the shell %q: want one of %s", args[0], strings.Join(shells, ", "))
+		}
+	}
+}
 
 // words completes a flag to one of a fixed set of values.
 func words(ws ...string) cobra.CompletionFunc {

@@ -17,6 +17,17 @@ func TestCompletion(t *testing.T) {
 			t.Errorf("completion %s = exit %d, lacks %q:\n%s", shell, code, marker, errOut)
 		}
 	}
+	// A shell without a script is a mistake, not a request for help; the
+	// log flags every command takes are taken here too.
+	if code, out, errOut := run(t, nil, "completion", "tcsh"); code != ExitUsage || out != "" || !strings.Contains(errOut, `no completion script for the shell "tcsh": want one of bash, fish, powershell, zsh`) {
+		t.Errorf("completion tcsh = exit %d, stdout %q, stderr %q; want 64 naming the shells", code, out, errOut)
+	}
+	if code, out, errOut := run(t, nil, "completion", "bash", "--log-level", "debug", "--log-format", "json"); code != ExitOK || !strings.Contains(out, "__start_ipsync") {
+		t.Errorf("completion bash --log-level debug = exit %d: %s", code, errOut)
+	}
+	if code, out, _ := run(t, nil, "completion"); code != ExitOK || !strings.Contains(out, "Available Commands") {
+		t.Errorf("completion = exit %d, want its help:\n%s", code, out)
+	}
 	cfg := writeConfig(t, "sites:\n  - {name: a11, neutron: {endpoint: http://a}}\n  - {name: b22, neutron: {endpoint: http://b}}\n")
 	tests := []struct {
 		args []string

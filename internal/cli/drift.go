@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 
@@ -52,20 +51,22 @@ not be read or another error, 64 usage error.`,
 			if err := checkOutput(f.output, "text", "json", "html"); err != nil {
 				return err
 			}
+			saved, err := createOutFile(f.out)
+			if err != nil {
+				return err
+			}
+			defer saved.discard()
 			rep, err := e.drift(cmd.Context(), &f, paths)
 			if err != nil {
 				return err
 			}
-			w := e.stdout
-			if f.out != "" {
-				file, err := os.Create(f.out)
-				if err != nil {
-					return fmt.Errorf("drift report: %w", err)
-				}
-				defer file.Close()
-				w = file
+			write := func(w io.Writer) error { return writeReport(w, rep, f.output) }
+			if saved != nil {
+				err = saved.write(write)
+			} else {
+				err = write(e.stdout)
 			}
-			if err := writeReport(w, rep, f.output); err != nil {
+			if err != nil {
 				return err
 			}
 			return driftStatus(e.stderr, rep)

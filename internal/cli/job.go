@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ipsync/ipsync/internal/bulkwrite"
@@ -60,16 +61,26 @@ type job struct {
 
 // noteRangesElsewhere tells where the segment ranges and subnet pools a
 // static plan leaves out go, so that its counts add up with validate's.
+// One line for both, as validate counts them together.
 func (e *env) noteRangesElsewhere(j *job) {
+	var parts []string
 	for _, n := range []struct {
 		count int
 		noun  string
 	}{{j.rangesElsewhere, "segment range"}, {j.poolsElsewhere, "subnet pool"}} {
 		if n.count > 0 {
-			fmt.Fprintf(e.stderr, "note: the spec's %s %s not in this plan: they go to each site's Neutron (ipsync plan --config F --site S --target neutron)\n",
-				plural.Of(n.count, n.noun), map[bool]string{true: "is", false: "are"}[n.count == 1])
+			parts = append(parts, plural.Of(n.count, n.noun))
 		}
 	}
+	if len(parts) == 0 {
+		return
+	}
+	verb, pronoun := "are", "they go"
+	if len(parts) == 1 && j.rangesElsewhere+j.poolsElsewhere == 1 {
+		verb, pronoun = "is", "it goes"
+	}
+	fmt.Fprintf(e.stderr, "note: the spec's %s %s not in this plan: %s to each site's Neutron (ipsync plan --config F --site S --target neutron)\n",
+		strings.Join(parts, " and "), verb, pronoun)
 }
 
 // useMemory makes the job's target an empty in-process one which, like a

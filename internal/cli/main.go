@@ -90,8 +90,6 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 	e := &env{getenv: getenv, stdout: stdout, stderr: stderr}
 	root := newRoot(e)
 	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
@@ -178,6 +176,11 @@ Shell completion: source <(ipsync completion bash); see ipsync completion --help
 		addLogFlags(daemon, "info", "json")
 		root.AddCommand(daemon)
 	}
+	// The completion scripts go to where the root writes when the command
+	// is made, so that is settled first.
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	completionCommand(root)
 	for _, cmd := range root.Commands() {
 		completions(cmd)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -63,6 +64,11 @@ reviewed.
 Exit status: 0 no changes, 2 changes to apply, 3 the plan would be refused,
 1 error, 64 usage error.`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
+			saved, err := createOutFile(out)
+			if err != nil {
+				return err
+			}
+			defer saved.discard()
 			job, err := e.prepare(cmd.Context(), &f, paths)
 			if err != nil {
 				return err
@@ -72,10 +78,8 @@ Exit status: 0 no changes, 2 changes to apply, 3 the plan would be refused,
 			if err != nil {
 				return err
 			}
-			if out != "" {
-				if err := writePlanFile(out, r.Plan, job.targetID); err != nil {
-					return err
-				}
+			if err := saved.write(func(w io.Writer) error { return r.Plan.WriteJSON(w, job.targetID) }); err != nil {
+				return err
 			}
 			if err := e.render(&f, r.Plan, job.targetID); err != nil {
 				return err
@@ -174,18 +178,6 @@ func refusalHint(r *reconcile.Result, server string) string {
 		return fmt.Sprintf("; the objects come from site %s's Neutron: fix them there, or the spec's VLAN groups and namespaces they need", owner.Name())
 	}
 	return "; fix the spec, or create in " + server + " what it refers to"
-}
-
-func writePlanFile(path string, p *plan.Plan, target string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("save plan: %w", err)
-	}
-	if err := p.WriteJSON(f, target); err != nil {
-		f.Close()
-		return fmt.Errorf("save plan %s: %w", path, err)
-	}
-	return f.Close()
 }
 
 func readPlanFile(path string) (*plan.Plan, string, error) {

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v4"
@@ -123,6 +124,13 @@ func (c *Config) targetProblems() []Problem {
 		p, err := url.Parse(u.url)
 		if err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
 			add(u.path, "%q: want http(s)://host[:port]", u.url)
+			continue
+		}
+		// Some clients want the API's URL, ipsync the server's: with the
+		// /api kept every request would miss (/api/api/...).
+		if trimmed := strings.TrimRight(p.Path, "/"); strings.HasSuffix(trimmed, "/api") {
+			p.Path = strings.TrimSuffix(trimmed, "/api")
+			add(u.path, "%q ends in /api: give the server's address, %q; ipsync adds the API's path itself", u.url, p.String())
 		}
 	}
 	return out

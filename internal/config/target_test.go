@@ -82,6 +82,8 @@ func TestTargetErrors(t *testing.T) {
 		{"invalid-netbox-no-url.yaml", "3:3: netbox.url: required with target netbox"},
 		{"invalid-netbox-page-size.yaml", "3:14: netbox.page_size: 5000: NetBox answers at most 1000 objects a page"},
 		{"invalid-netbox-url.yaml", `2:8: netbox.url: "netbox.example.com": want http(s)://host[:port]`},
+		{"invalid-nautobot-api-url.yaml", `2:8: nautobot.url: "https://nautobot.example.com/api/" ends in /api: give the server's address, "https://nautobot.example.com"; ipsync adds the API's path itself`},
+		{"invalid-netbox-api-url.yaml", `3:8: netbox.url: "https://ipam.example.com/netbox/api" ends in /api: give the server's address, "https://ipam.example.com/netbox"`},
 		{"invalid-netbox-empty-rir.yaml", "3:8: netbox.rir: want the name of the RIR new ASNs get"},
 		{"invalid-netbox-aside.yaml", `5:19: netbox.location_scope: "rack": want site`},
 		{"invalid-range-threshold.yaml", "2:20: agent.range_threshold: 80: want a used ratio above 0 and at most 1"},
