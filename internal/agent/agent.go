@@ -22,6 +22,15 @@ type Config struct {
 	// Heading is what the status page calls this daemon before the site
 	// (default "Agent for site").
 	Heading string
+	// Sides name the servers each sync reads, as conditions name them
+	// ("neutron", "nautobot"): a successful sync says each is reachable,
+	// so the status page lists them healthy too, not only once they fail.
+	Sides []string
+	// Version is the build's, for the status page ("v1.2.3 (commit ...)").
+	Version string
+	// Role names this daemon in its log lines ("reconciler started");
+	// default "agent".
+	Role string
 	// Target names what the site is synced to, on the status page
 	// (default "nautobot").
 	Target string
@@ -61,6 +70,9 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.Target == "" {
 		c.Target = "nautobot"
+	}
+	if c.Role == "" {
+		c.Role = "agent"
 	}
 	if c.Heading == "" {
 		c.Heading = "Agent for site"
@@ -188,5 +200,6 @@ func (a *Agent) setCondition(name string, ok bool, message string, fromRun bool)
 func (a *Agent) Status() Status {
 	st := a.state.snapshot(a.cfg.Site, a.cfg.Target)
 	st.Start, st.DryRun, st.Heading, st.RangeThreshold = a.cfg.Start, a.cfg.DryRun, a.cfg.Heading, a.cfg.RangeThreshold
+	st.Version = a.cfg.Version
 	return st
 }

@@ -175,6 +175,25 @@ func TestUnreachableBacksOffAndRecovers(t *testing.T) {
 	}
 }
 
+// TestHealthySidesListed: the sides a sync reads are listed as conditions
+// from the first success on, healthy, in the status and the metrics; not
+// only once one of them failed.
+func TestHealthySidesListed(t *testing.T) {
+	clock := newFakeClock()
+	cfg := testConfig()
+	cfg.Sides = []string{"neutron", "netbox"}
+	h := startConfig(t, clock, newTable(clock).Lease("neutron:"+site, "agent-1"), cfg)
+	h.next().answer(agent.Outcome{}, nil)
+	for _, name := range []string{"neutron", "netbox", agent.CondSync} {
+		if c := h.waitCondition(name, true); c.Message == "" {
+			t.Errorf("condition %s says nothing", name)
+		}
+		if got, ok := metric(t, h.reg, "ipsync_condition", map[string]string{"site": site, "condition": name}); !ok || got != 1 {
+			t.Errorf("ipsync_condition{condition=%s} = %v (present %v), want 1", name, got, ok)
+		}
+	}
+}
+
 func TestErrorWithoutSideFailsSyncCondition(t *testing.T) {
 	clock := newFakeClock()
 	h := start(t, clock, newTable(clock), "agent-1")

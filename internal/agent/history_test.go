@@ -187,6 +187,8 @@ func TestHistoryView(t *testing.T) {
 func TestState(t *testing.T) {
 	drifting := &drift.Report{Owners: []drift.Owner{{Items: []drift.Item{{Kind: "vlan"}}, Leaks: []drift.Leak{{Kind: "segment"}}}}}
 	agreeing := &drift.Report{Owners: []drift.Owner{{Items: []drift.Item{}}}}
+	leaking := &drift.Report{Owners: []drift.Owner{{Items: []drift.Item{}, Leaks: []drift.Leak{{Kind: "segment"}}}, {Leaks: []drift.Leak{{Kind: "vlan"}}}}}
+	differing := &drift.Report{Owners: []drift.Owner{{Items: []drift.Item{{Kind: "vlan"}, {Kind: "prefix"}}}}}
 	ok := []RunRecord{{Result: resultOK}}
 	held := func(st Status) Status { st.LeaseHeld = true; return st }
 	tests := []struct {
@@ -196,13 +198,15 @@ func TestState(t *testing.T) {
 	}{
 		{"before any sync", held(Status{}), "starting"},
 		{"in agreement", held(Status{Runs: ok, Drift: agreeing}), "in agreement"},
-		{"drifting", held(Status{Runs: ok, Drift: drifting}), "2 drifting"},
-		{"dry run", Status{DryRun: true, Runs: ok, Drift: drifting}, "2 drifting"},
+		{"drifting and leaking", held(Status{Runs: ok, Drift: drifting}), "1 drifting, 1 leak"},
+		{"drifting", held(Status{Runs: ok, Drift: differing}), "2 drifting"},
+		{"leaks only", held(Status{Runs: ok, Drift: leaking}), "2 leaks"},
+		{"dry run", Status{DryRun: true, Runs: ok, Drift: differing}, "2 drifting"},
 		{"last sync failed", held(Status{Runs: []RunRecord{{Result: resultUnreachable}, {Result: resultOK}}, Drift: agreeing}), "failing"},
 		{"a condition fails", held(Status{Runs: ok, Drift: agreeing, Conditions: []Condition{{Name: "rabbitmq"}}}), "failing"},
 		{"standby", Status{Runs: ok, Drift: drifting, Conditions: []Condition{{Name: CondLease}}}, "standby"},
 		{"standby, unreachable", Status{Runs: ok, Conditions: []Condition{{Name: CondLease}, {Name: "neutron"}}}, "failing"},
-		{"canceled at shutdown", held(Status{Runs: []RunRecord{{Result: resultCanceled}}, Drift: drifting}), "2 drifting"},
+		{"canceled at shutdown", held(Status{Runs: []RunRecord{{Result: resultCanceled}}, Drift: drifting}), "1 drifting, 1 leak"},
 	}
 	for _, tt := range tests {
 		if got := tt.st.State(); got != tt.want {

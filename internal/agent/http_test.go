@@ -209,9 +209,9 @@ func TestStatusPageHead(t *testing.T) {
 		// refresh bounds the seconds between reloads.
 		refresh [2]int
 	}{
-		{name: "drifting", title: "ipsync: Agent for site a11 — 2 drifting", badges: []string{`<span class="badge warn">2 drifting</span>`}, refresh: [2]int{30, 30}},
-		{name: "dry run", dryRun: true, title: "ipsync: Agent for site a11 — 2 drifting (dry run)",
-			badges: []string{`<span class="badge warn">2 drifting</span>`, `<span class="badge dry">dry run</span>`}, refresh: [2]int{30, 30}},
+		{name: "drifting", title: "ipsync: Agent for site a11 — 1 drifting, 1 leak", badges: []string{`<span class="badge warn">1 drifting, 1 leak</span>`}, refresh: [2]int{30, 30}},
+		{name: "dry run", dryRun: true, title: "ipsync: Agent for site a11 — 1 drifting, 1 leak (dry run)",
+			badges: []string{`<span class="badge warn">1 drifting, 1 leak</span>`, `<span class="badge dry">dry run</span>`}, refresh: [2]int{30, 30}},
 		// The retry is due after a backoff of a second or two.
 		{name: "failing", fail: true, title: "ipsync: Agent for site a11 — failing", badges: []string{`<span class="badge bad">failing</span>`}, refresh: [2]int{5, 8}},
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/ipsync/ipsync/internal/backoff"
@@ -74,7 +75,7 @@ func (a *Agent) Run(ctx context.Context, triggers <-chan Trigger) error {
 	if due := a.cfg.LastSweep.Add(a.cfg.Sweep); !a.cfg.LastSweep.IsZero() && due.After(t0) {
 		l.nextSweep = due
 	}
-	a.log.Info("agent started", "target", a.cfg.Target, "interval", a.cfg.Interval, "sweep", a.cfg.Sweep,
+	a.log.Info(a.cfg.Role+" started", "target", a.cfg.Target, "interval", a.cfg.Interval, "sweep", a.cfg.Sweep,
 		"next_sweep", l.nextSweep, "lease_ttl", a.cfg.LeaseTTL, "lease_renew", a.cfg.LeaseRenew, "dry_run", a.cfg.DryRun)
 	if a.cfg.DryRun {
 		a.setCondition(CondLease, true, "dry run: no lease taken, nothing written", false)
@@ -245,7 +246,7 @@ func (l *loop) shutdown(ctx context.Context, triggers <-chan Trigger) error {
 		l.renewing = nil
 		mayHold = mayHold || r.ok
 	}
-	defer a.log.Info("agent stopped")
+	defer a.log.Info(a.cfg.Role + " stopped")
 	if !mayHold {
 		return nil
 	}
@@ -282,12 +283,14 @@ func (l *loop) record(run *inflight, r result, end time.Time) {
 	case r.err == nil:
 		rec.Result = resultOK
 		for _, name := range a.state.failingFromRuns() {
-			msg := "reachable"
-			if name == CondSync {
-				msg = "last sync succeeded"
+			if name != CondSync && !slices.Contains(a.cfg.Sides, name) {
+				a.setCondition(name, true, "reachable", true)
 			}
-			a.setCondition(name, true, msg, true)
 		}
+		for _, side := range a.cfg.Sides {
+			a.setCondition(side, true, "reachable", true)
+		}
+		a.setCondition(CondSync, true, "last sync succeeded", true)
 		a.metrics.lastSuccess.Set(float64(end.UnixNano()) / 1e9)
 		a.metrics.softErrors.Set(0)
 		if !run.trig.Standby && r.out.Writes == 0 && (r.out.Plan == nil || r.out.Plan.Writes() == 0) && r.out.Neutron.idle() {

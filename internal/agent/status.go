@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ipsync/ipsync/internal/drift"
+	"github.com/ipsync/ipsync/internal/plural"
 	"github.com/ipsync/ipsync/internal/rangehealth"
 )
 
@@ -26,9 +27,12 @@ const (
 // Status is what the status page and /status.json show.
 type Status struct {
 	// Heading names the daemon: "Agent for site", "Reconciler for".
-	Heading   string `json:"heading"`
-	Site      string `json:"site"`
-	Target    string `json:"target"`
+	Heading string `json:"heading"`
+	Site    string `json:"site"`
+	Target  string `json:"target"`
+	// Version is the running build's: which one answers matters in a
+	// rollout.
+	Version   string `json:"version,omitempty"`
 	LeaseHeld bool   `json:"lease_held"`
 	// DryRun says the agent plans and writes nothing, and takes no lease.
 	DryRun      bool      `json:"dry_run"`
@@ -61,7 +65,7 @@ type Status struct {
 // badge: failing (the last sync failed, or something it depends on),
 // standby (another agent holds the lease; the drift shown, if any, is from
 // when this one held it), starting (no full sync reached a plan yet), how
-// many objects and leaks drift, or in agreement.
+// many objects drift and how many leaks there are, or in agreement.
 func (st Status) State() string {
 	failing := len(st.Runs) > 0 && (st.Runs[0].Result == resultError || st.Runs[0].Result == resultUnreachable)
 	for _, c := range st.Conditions {
@@ -75,8 +79,20 @@ func (st Status) State() string {
 		return "standby"
 	case st.Drift == nil:
 		return "starting"
-	case st.Drift.Count() > 0:
-		return fmt.Sprintf("%d drifting", st.Drift.Count())
+	}
+	// Leaks are told apart: nothing ipsync owns disagrees, but a source
+	// holds what nothing accounts for, which a person must look at.
+	items, leaks := 0, 0
+	for _, o := range st.Drift.Owners {
+		items, leaks = items+len(o.Items), leaks+len(o.Leaks)
+	}
+	switch {
+	case items > 0 && leaks > 0:
+		return fmt.Sprintf("%d drifting, %s", items, plural.Of(leaks, "leak"))
+	case items > 0:
+		return fmt.Sprintf("%d drifting", items)
+	case leaks > 0:
+		return plural.Of(leaks, "leak")
 	}
 	return "in agreement"
 }

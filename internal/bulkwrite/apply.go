@@ -114,7 +114,9 @@ func Apply[B any](ctx context.Context, w Writer[B], changes []plan.Change, opt O
 	if opt.Tally != nil {
 		sent = opt.Tally.Writes()
 	}
-	opt.Log.Info("applied", "objects", res.Written, "refused", len(res.Errors), "writes", sent)
+	// Objects written, and the requests that wrote them (batches): not the
+	// same number, and a log reader must not take one for the other.
+	opt.Log.Info("applied", "objects", res.Written, "refused", len(res.Errors), "write_requests", sent)
 	return res, res.err(opt.Server)
 }
 

@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
 	"github.com/ipsync/ipsync/internal/agent"
@@ -75,15 +73,14 @@ stops it cleanly.`,
 }
 
 func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Site, dryRun bool) error {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := newRegistry()
 
 	owner := resource.NeutronOwner(site.Name)
 	s, server, err := e.siteSyncer(ctx, cfg, site, dryRun)
 	if err != nil {
 		return err
 	}
-	lease, err := newLease(server, cfg, owner)
+	lease, err := newLease(server, cfg, owner, e.logger.With("site", site.Name))
 	if err != nil {
 		return err
 	}
@@ -92,7 +89,7 @@ func (e *env) runAgent(ctx context.Context, cfg *config.Config, site *config.Sit
 		return err
 	}
 	syncer := siteSyncer{s: s, clock: clock.Real(), toNeutron: toNeutron}
-	ac := agent.Config{Site: site.Name, Target: server.url, Interval: cfg.Agent.Interval, Sweep: cfg.Agent.Sweep, Jitter: cfg.Agent.Jitter,
+	ac := agent.Config{Site: site.Name, Version: versionText(), Sides: []string{"neutron", strings.ToLower(server.name)}, Target: server.url, Interval: cfg.Agent.Interval, Sweep: cfg.Agent.Sweep, Jitter: cfg.Agent.Jitter,
 		LeaseTTL: cfg.Agent.LeaseTTL, LeaseRenew: cfg.Agent.LeaseRenew, DryRun: dryRun, RangeThreshold: cfg.Agent.RangeThreshold}
 	ranges := rangehealth.NewHistory()
 	// A dry run writes nothing anywhere, its state file included: it
@@ -185,7 +182,15 @@ func (e *env) siteSyncer(ctx context.Context, cfg *config.Config, site *config.S
 	if err != nil {
 		return nil, nil, err
 	}
-	server, err := e.openServer(cfg, nil)
+	logger := e.logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	// The target's lines (a retry, what a write applied) name the site
+	// too: one central server hears from many agents.
+	es := *e
+	es.logger = logger.With("site", site.Name)
+	server, err := es.openServer(cfg, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -195,10 +200,6 @@ func (e *env) siteSyncer(ctx context.Context, cfg *config.Config, site *config.S
 		}
 	}
 	owner := resource.NeutronOwner(site.Name)
-	logger := e.logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
 	sc := siteScope(site, nil)
 	target, follower := server.target(sc)
 	s := sitesync.New(sitesync.Config{Map: src.mapConfig(nil), Policy: cfg.PlanPolicy(owner), DryRun: dryRun, TargetSide: strings.ToLower(server.name),

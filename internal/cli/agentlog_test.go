@@ -17,8 +17,8 @@ import (
 	"github.com/ipsync/ipsync/internal/syncbuf"
 )
 
-// TestAgentLogs: the agent's default log is JSON at info; no line repeats
-// a key, durations read as durations, start and stop are logged once, and
+// TestAgentLogs: the agent's default log is JSON at info; every line
+// names the site, no line repeats a key, durations read as durations, start and stop are logged once, and
 // a normal shutdown logs no warning.
 func TestAgentLogs(t *testing.T) {
 	base := neutronURL(t)
@@ -71,6 +71,9 @@ func TestAgentLogs(t *testing.T) {
 		var rec map[string]any
 		_ = json.Unmarshal([]byte(line), &rec)
 		count[fmt.Sprint(rec["msg"])]++
+		if rec["site"] != "a11" {
+			t.Errorf("a line that does not name the site: %s", line)
+		}
 		if lvl := rec["level"]; lvl != "INFO" && lvl != "DEBUG" {
 			t.Errorf("a normal run and shutdown logged %s: %s", lvl, line)
 		}

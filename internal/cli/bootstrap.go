@@ -3,9 +3,11 @@ package cli
 import (
 	"crypto/rand"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
 
 	"github.com/ipsync/ipsync/internal/agent"
 	"github.com/ipsync/ipsync/internal/config"
@@ -17,13 +19,19 @@ import (
 
 // newLease is the agent's one-writer-per-owner lease: a tag in s, or a
 // Kubernetes Lease (agent.lease).
-func newLease(s *server, cfg *config.Config, owner resource.Owner) (agent.Lease, error) {
+func newLease(s *server, cfg *config.Config, owner resource.Owner, log *slog.Logger) (agent.Lease, error) {
 	host, _ := os.Hostname()
 	// Containers often share a host name pattern and pid 1; the random part
 	// keeps two agents from taking each other's lease for their own.
 	holder := fmt.Sprintf("%s/%d/%s", host, os.Getpid(), rand.Text()[:8])
 	if cfg.Agent.Lease != config.LeaseKubernetes {
 		return lease.New(s.api, s.tags, lease.Config{Name: string(owner), Holder: holder, TTL: cfg.Agent.LeaseTTL}), nil
+	}
+	// client-go logs through klog, which is process-wide and would write
+	// plain text into the daemon's JSON log: routed to the daemon's own
+	// logger, the one place ipsync sets klog.
+	if log != nil {
+		klog.SetSlogLogger(log.With("component", "kubernetes-client"))
 	}
 	kc := cfg.Agent.Kubernetes
 	client, ns, err := kubelease.Client(kc.Kubeconfig, kc.Namespace, cfg.Agent.LeaseRenew)

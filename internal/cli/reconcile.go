@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
 	"github.com/ipsync/ipsync/internal/agent"
@@ -88,8 +86,7 @@ is given; a plan that writes nothing needs none.`,
 }
 
 func (e *env) runReconciler(ctx context.Context, cfg *config.Config, paths []string, reviewedFile string, poll time.Duration, dryRun bool) error {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := newRegistry()
 	owner := cfg.StaticOwner()
 	server, err := e.openServer(cfg, nil)
 	if err != nil {
@@ -100,7 +97,7 @@ func (e *env) runReconciler(ctx context.Context, cfg *config.Config, paths []str
 			return &exitError{ExitRefused, fmt.Errorf("%w (--dry-run only reads)", err)}
 		}
 	}
-	lease, err := newLease(server, cfg, owner)
+	lease, err := newLease(server, cfg, owner, e.logger.With("site", string(owner)))
 	if err != nil {
 		return err
 	}
@@ -110,7 +107,7 @@ func (e *env) runReconciler(ctx context.Context, cfg *config.Config, paths []str
 		side: strings.ToLower(server.name), dryRun: dryRun, reviewedFile: reviewedFile}
 	// Every sync reads the target whole (the spec's objects are few next
 	// to a site's): sweeps and periodic syncs are the same here.
-	ac := agent.Config{Site: string(owner), Heading: "Reconciler for", Target: server.url, Interval: cfg.Agent.Interval,
+	ac := agent.Config{Site: string(owner), Heading: "Reconciler for", Role: "reconciler", Version: versionText(), Sides: []string{strings.ToLower(server.name)}, Target: server.url, Interval: cfg.Agent.Interval,
 		Sweep: max(cfg.Agent.Sweep, cfg.Agent.Interval), Jitter: cfg.Agent.Jitter, LeaseTTL: cfg.Agent.LeaseTTL, LeaseRenew: cfg.Agent.LeaseRenew, DryRun: dryRun}
 	a := agent.New(ac, syncer, lease, e.logger, reg)
 	log := e.logger.With("site", string(owner))

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"html"
 	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -154,7 +156,20 @@ func reconcilerFollows(t *testing.T, srv *target) {
 	if got := metricValue(t, dry, `ipsync_objects{action="create",kind="vlan",site="static:deploy"}`); got != float64(wantVLANs) {
 		t.Errorf("the dry run's plan creates %v VLANs, want %d", got, wantVLANs)
 	}
+	// Which build answers: in the metrics and on the status page.
+	_, metrics := httpGet("http://" + dry.listen + "/metrics")
+	if want := fmt.Sprintf(`ipsync_build_info{commit=%q,goversion=%q,version=%q} 1`, commit(Commit, buildInfo()), runtime.Version(), Version); !strings.Contains(metrics, want) {
+		t.Errorf("/metrics lacks %s", want)
+	}
+	_, page := httpGet("http://" + dry.listen + "/")
+	_, js := httpGet("http://" + dry.listen + "/status.json")
+	if !strings.Contains(page, "<th>version</th><td>ipsync "+html.EscapeString(versionText())+"</td>") || !strings.Contains(js, fmt.Sprintf(`"version": %q`, versionText())) {
+		t.Errorf("the status page or status.json does not name the version %q", versionText())
+	}
 	dry.stop(t, 30*time.Second)
+	if l := dry.logs.String(); !strings.Contains(l, `"msg":"reconciler started"`) || !strings.Contains(l, `"msg":"reconciler stopped"`) || strings.Contains(l, "agent st") {
+		t.Errorf("the reconciler's log does not name it as the reconciler when it starts and stops:\n%s", l)
+	}
 	if n := writesSince(srv) + srv.Requests(http.MethodPost, "/api/extras/tags/"); n > 0 {
 		t.Errorf("the dry run wrote %d times", n)
 	}

@@ -21,11 +21,7 @@ var (
 // versionText is what both `ipsync version` and `ipsync --version` print
 // after the program's name.
 func versionText() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		info = nil
-	}
-	return fmt.Sprintf("%s (commit %s, plan format %d)", Version, commit(Commit, info), planFormat)
+	return fmt.Sprintf("%s (commit %s, plan format %d)", Version, commit(Commit, buildInfo()), planFormat)
 }
 
 // commit is the revision the binary was built from: the one set by
