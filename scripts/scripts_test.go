@@ -83,7 +83,7 @@ func TestCIStepForTestsThatRestartRabbitMQ(t *testing.T) {
 		t.Fatal(err)
 	}
 	skip := regexp.MustCompile(`go test -p 1 (?:-\S+ \S+ )*-skip '([^']+)' (?:-\S+ \S+ )*-json (?:\./\.\.\.|\$main_pkgs)`).FindSubmatch(ci)
-	step := regexp.MustCompile(`IPSYNC_RABBITMQ_SCRIPT=\S+ go test -p 1 -count=1 -run '([^']+)' ((?:\./\S+/ ?)+)`).FindSubmatch(ci)
+	step := regexp.MustCompile(`IPSYNC_RABBITMQ_SCRIPT=\S+ go test -p 1 -count=1 -json -run '([^']+)' ((?:\./\S+/ ?)+)`).FindSubmatch(ci)
 	second := regexp.MustCompile(`second_env go test -p 1 (?:-\S+ \S+ )*-json -run '([^']+)' ((?:\./\S+/ ?)+)`).FindSubmatch(ci)
 	if skip == nil || step == nil || second == nil {
 		t.Fatalf(".ci/run: the main test step's -skip, the restart step's -run or the second process's -run not found")
