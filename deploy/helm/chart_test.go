@@ -41,6 +41,8 @@ const (
 	// The reconciler alone: no sites, its spec from an existing ConfigMap.
 	reconcilerValues = "testdata/values-reconciler.yaml"
 	gitopsValues     = "../gitops/ipsync/values.yaml"
+	// bootstrap.enabled false, over the others.
+	noBootstrapValues = "testdata/values-no-bootstrap.yaml"
 )
 
 // monitoringAPIs make helm render the ServiceMonitor and PrometheusRule,
@@ -63,6 +65,7 @@ var chartCases = []chartCase{
 	{name: "reconciler only", values: []string{reconcilerValues}, args: monitoringAPIs},
 	// The GitOps example deploys as the README says: review required.
 	{name: "gitops example", values: []string{gitopsValues}},
+	{name: "no bootstrap", values: []string{allValues, noBootstrapValues}, args: monitoringAPIs},
 }
 
 // metricName is what the dashboard and the alerts may name.
@@ -488,6 +491,7 @@ func TestChartRender(t *testing.T) {
 			values := valuesOf(t, c.values)
 			checkSites(t, docs, sitesOf(t, c.values), get(values, "reconciler", "enabled") == true)
 			checkReconciler(t, docs, values)
+			checkBootstrap(t, docs, values)
 			checkSelection(t, docs)
 			checkMetricObjects(t, docs)
 			checkRules(t, docs, values)
@@ -517,11 +521,11 @@ func checkSecurity(t *testing.T, docs []manifest) {
 				t.Errorf("%s: pod %s = %q, want %q", d.id(), strings.Join(want.path, "."), got, want.want)
 			}
 		}
-		containers := append(list(pod, "containers"), list(pod, "initContainers")...)
-		if len(containers) == 0 {
+		daemons := list(pod, "containers")
+		if len(daemons) == 0 {
 			t.Errorf("%s: no containers", d.id())
 		}
-		for _, c := range containers {
+		for _, c := range append(daemons, list(pod, "initContainers")...) {
 			name := str(c, "name")
 			for _, want := range []struct {
 				path []string
@@ -539,11 +543,53 @@ func checkSecurity(t *testing.T, docs []manifest) {
 					t.Errorf("%s: container %s: %s = %q, want %q", d.id(), name, strings.Join(want.path, "."), got, want.want)
 				}
 			}
+		}
+		// Kubernetes refuses probes on init containers.
+		for _, c := range daemons {
 			for _, probe := range []string{"startupProbe", "livenessProbe", "readinessProbe"} {
 				if get(c, probe) == nil {
-					t.Errorf("%s: container %s has no %s", d.id(), name, probe)
+					t.Errorf("%s: container %s has no %s", d.id(), str(c, "name"), probe)
 				}
 			}
+		}
+	}
+}
+
+// checkBootstrap: one kind of pod bootstraps the target before its daemon
+// starts, the reconciler's when there is one, else every agent's; with
+// the config and the token the daemon reads, and nothing else.
+func checkBootstrap(t *testing.T, docs []manifest, values map[string]any) {
+	t.Helper()
+	enabled := get(values, "bootstrap", "enabled") != false
+	reconciler := get(values, "reconciler", "enabled") == true
+	for _, d := range byKind(docs, "Deployment") {
+		pod := get(d.obj, "spec", "template", "spec")
+		isReconciler := str(d.obj, "metadata", "labels", "app.kubernetes.io/component") == "reconciler"
+		want := enabled && (isReconciler || !reconciler)
+		inits := list(pod, "initContainers")
+		if !want {
+			if len(inits) > 0 {
+				t.Errorf("%s: init containers %v, want none", d.id(), inits)
+			}
+			continue
+		}
+		if len(inits) != 1 || str(inits[0], "name") != "bootstrap" {
+			t.Errorf("%s: init containers %v, want bootstrap alone", d.id(), inits)
+			continue
+		}
+		c := inits[0]
+		if got := strs(get(c, "args")); strings.Join(got, " ") != "bootstrap --config /etc/ipsync/ipsync.yaml --commit" {
+			t.Errorf("%s: bootstrap args %q", d.id(), got)
+		}
+		var mounts []string
+		for _, m := range list(c, "volumeMounts") {
+			mounts = append(mounts, str(m, "name"))
+		}
+		if want := []string{"config", "sot-token"}; !slices.Equal(mounts, want) {
+			t.Errorf("%s: bootstrap mounts %v, want %v", d.id(), mounts, want)
+		}
+		if str(c, "image") != str(list(pod, "containers")[0], "image") {
+			t.Errorf("%s: bootstrap runs %s, the daemon %s", d.id(), str(c, "image"), str(list(pod, "containers")[0], "image"))
 		}
 	}
 }

@@ -111,8 +111,23 @@ func ensure(ctx context.Context, b Bootstrapper, t *httpapi.Tally, m Marker, ser
 		if !commit {
 			return what, nil
 		}
-		return what, b.Create(ctx, t, m, m.Types)
+		cerr := b.Create(ctx, t, m, m.Types)
+		if cerr == nil {
+			return what, nil
+		}
+		// Several agents of a new install bootstrap as they start: one
+		// that lost the race to create it finds it made, and goes on.
+		if f, ok, err := b.Find(ctx, t, m); err == nil && ok {
+			return complete(ctx, b, t, m, f, server, commit)
+		}
+		return what, cerr
 	}
+	return complete(ctx, b, t, m, f, server, commit)
+}
+
+// complete checks a marker's object found in the server and gives it the
+// types it lacks.
+func complete(ctx context.Context, b Bootstrapper, t *httpapi.Tally, m Marker, f Found, server string, commit bool) (string, error) {
 	if m.Type != "" && f.Type != m.Type {
 		return "", fmt.Errorf("exists with another type than %s; fix it in %s", m.Type, server)
 	}

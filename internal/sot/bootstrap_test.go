@@ -21,6 +21,9 @@ type fakeBootstrapper struct {
 	anyType bool
 	fail    string // "markers", "find", "create", "extend"
 	writes  []string
+	// rivals are made by another bootstrap just before this one's
+	// Create of the same name, which the server then refuses.
+	rivals map[string]Found
 }
 
 func (b *fakeBootstrapper) failing(step string) error {
@@ -42,6 +45,10 @@ func (b *fakeBootstrapper) Find(_ context.Context, _ *httpapi.Tally, m Marker) (
 func (b *fakeBootstrapper) Create(_ context.Context, _ *httpapi.Tally, m Marker, types []string) error {
 	if err := b.failing("create"); err != nil {
 		return err
+	}
+	if f, ok := b.rivals[m.Name]; ok {
+		b.held[m.Name] = f
+		return errors.New("400 Bad Request: tag with this name already exists")
 	}
 	b.writes = append(b.writes, "create "+m.Name)
 	b.held[m.Name] = Found{ID: m.Name, Type: m.Type, Types: slices.Clone(types)}
@@ -75,7 +82,15 @@ func TestBootstrap(t *testing.T) {
 		want    []string
 		writes  []string
 		fails   string
+		rivals  map[string]Found
 	}{
+		{name: "another bootstrap made them first", held: map[string]Found{}, commit: true,
+			rivals: map[string]Found{"managed-by-ipsync": {Types: tagMarker.Types}, "ipsync_owner": {Type: "text", FilterLogic: "exact", Types: []string{"ipam.vlan"}}},
+			want:   []string{`content types ipam.prefix of custom field "ipsync_owner"`},
+			writes: []string{"extend ipsync_owner ipam.vlan,ipam.prefix"}},
+		{name: "another bootstrap made one of another type first", held: map[string]Found{}, commit: true,
+			rivals: map[string]Found{"ipsync_owner": {Type: "integer"}},
+			fails:  "Fakebox"},
 		{name: "creates what is missing", held: map[string]Found{}, commit: true,
 			want:   []string{`tag "managed-by-ipsync"`, `custom field "ipsync_owner"`},
 			writes: []string{"create managed-by-ipsync", "create ipsync_owner"}},
@@ -107,7 +122,7 @@ func TestBootstrap(t *testing.T) {
 			fails: "exact"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := &fakeBootstrapper{markers: []Marker{tagMarker, ownerMarker}, held: tc.held, anyType: tc.anyType}
+			b := &fakeBootstrapper{markers: []Marker{tagMarker, ownerMarker}, held: tc.held, anyType: tc.anyType, rivals: tc.rivals}
 			got, err := Bootstrap(bg, b, "Fakebox", tc.commit)
 			if tc.fails != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.fails) || !strings.Contains(err.Error(), "ipsync_owner") {

@@ -336,6 +336,49 @@ tolerations:
 {{- end }}
 {{- end -}}
 
+{{/*
+ipsync.bootstrapInit: the init container that runs `ipsync bootstrap
+--commit` before the daemon starts, so that a first install writes to a
+Nautobot or NetBox that has the marker's tag and custom fields. It reads
+the config and the target's token like the daemon, and nothing else. Given
+root, env (the daemon's extra environment, where a token may come from).
+*/}}
+{{- define "ipsync.bootstrapInit" -}}
+{{- $root := .root -}}
+initContainers:
+  - name: bootstrap
+    image: {{ include "ipsync.image" $root }}
+    imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+    args:
+      - bootstrap
+      - --config
+      - /etc/ipsync/ipsync.yaml
+      - --commit
+    {{- with .env }}
+    env:
+      {{- toYaml . | nindent 6 }}
+    {{- end }}
+    resources:
+      requests:
+        cpu: 10m
+        memory: 32Mi
+      limits:
+        memory: 128Mi
+    {{- with $root.Values.securityContext }}
+    securityContext:
+      {{- toYaml . | nindent 6 }}
+    {{- end }}
+    volumeMounts:
+      - name: config
+        mountPath: /etc/ipsync
+        readOnly: true
+      {{- if $root.Values.secrets.sot.name }}
+      - name: sot-token
+        mountPath: {{ dir (include "ipsync.sotTokenFile" $root) }}
+        readOnly: true
+      {{- end }}
+{{- end -}}
+
 {{/* Probes of the agents' and the reconciler's container. */}}
 {{- define "ipsync.probes" -}}
 {{- with .Values.probes.startup }}
