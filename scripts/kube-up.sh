@@ -65,9 +65,19 @@ install_etcd() {
 # Its go.mod replaces every k8s.io staging module with ./staging/src/...,
 # which the zip leaves out; pinning them to the published release of the
 # same minor (v0.x.y for v1.x.y) builds the same code.
+# The release's version is stamped in as Kubernetes' own build does
+# (hack/lib/version.sh): without it the server calls itself v0.0.0-master,
+# and helm refuses a chart with a kubeVersion against it. A binary built
+# before without it is built again.
 build_apiserver() {
-	[[ -x "${apiserver}" ]] && return 0
-	local started=${SECONDS} dir work staging
+	[[ -x "${apiserver}" ]] && "${apiserver}" --version 2>/dev/null | grep -qx "Kubernetes ${version}" && return 0
+	local started=${SECONDS} dir work staging minor ldflags pkg
+	minor=${version#v1.}
+	minor=${minor%%.*}
+	ldflags=""
+	for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+		ldflags+=" -X ${pkg}.gitVersion=${version} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${minor} -X ${pkg}.gitTreeState=clean"
+	done
 	log "building kube-apiserver ${version} (a few minutes on two cores)"
 	dir=$(go mod download -json "k8s.io/kubernetes@${version}" | jq -r .Dir)
 	[[ -d "${dir}" ]] || die "go mod download k8s.io/kubernetes@${version} gave no directory"
@@ -82,7 +92,7 @@ build_apiserver() {
 		# Only the bare v0.0.0 lines: pseudo-versions stay as they are.
 		sed -i -E "s#^(\s*k8s\.io/[a-z0-9-]+) v0\.0\.0\$#\1 ${staging}#" go.mod
 		mkdir -p "${cache}/bin"
-		go build -mod=mod -trimpath -o "${apiserver}.tmp" ./cmd/kube-apiserver
+		go build -mod=mod -trimpath -ldflags "${ldflags}" -o "${apiserver}.tmp" ./cmd/kube-apiserver
 	) >&2
 	mv "${apiserver}.tmp" "${apiserver}"
 	rm -rf "${work}"
