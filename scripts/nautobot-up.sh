@@ -74,9 +74,7 @@ make_venv() {
   [ -x "$VENV/bin/nautobot-server" ] && return 0
   local py; py=$(pick_python)
   rm -rf "$VENV"
-  "$py" -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check "nautobot==$VERSION" "nautobot-bgp-models==$BGP_VERSION" >"$D/log/pip.log" 2>&1 ||
-    { tail -20 "$D/log/pip.log" >&2; return 1; }
+  venv_install "$VENV" "$py" "nautobot==$VERSION" "nautobot-bgp-models==$BGP_VERSION"
 }
 
 nautobot_env() {

@@ -108,16 +108,10 @@ make_venv() {
   if [ -x "$VENV/bin/netbox" ] && "$VENV/bin/python" -c 'import netbox_branching, netbox_change_control' 2>/dev/null; then
     return 0
   fi
-  local pkgs="$REVIEW_PACKAGES"
-  if [ ! -x "$VENV/bin/netbox" ]; then
-    local py; py=$(pick_python)
-    rm -rf "$VENV"
-    "$py" -m venv "$VENV"
-    pkgs="netbox==$VERSION $pkgs"
-  fi
+  local py; py=$(pick_python)
+  [ -x "$VENV/bin/netbox" ] || rm -rf "$VENV"
   # shellcheck disable=SC2086 # one requirement a word
-  "$VENV/bin/pip" install -q --disable-pip-version-check $pkgs >"$D/log/pip.log" 2>&1 ||
-    { tail -20 "$D/log/pip.log" >&2; return 1; }
+  venv_install "$VENV" "$py" "netbox==$VERSION" $REVIEW_PACKAGES
 }
 
 random_text() { head -c 96 /dev/urandom | base64 | tr -d '/+=\n' | head -c "$1"; }
