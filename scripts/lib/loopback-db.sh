@@ -33,25 +33,15 @@ install_packages() {
 }
 
 # venv_install VENV PYTHON REQUIREMENT...: the venv VENV (made with PYTHON
-# when it is not there) with the requirements installed, by uv (UV_VERSION,
-# from PyPI into $CACHE/uv once). pip took 150-220 s a server on two busy
-# cores, most of it compiling every module of every package to bytecode;
-# uv installs in parallel and leaves the bytecode to the first import.
-UV_VERSION=0.13.10
+# when it is not there) with the requirements installed by its pip.
 venv_install() {
-  local venv=$1 py=$2 uv=$CACHE/uv/bin/uv
+  local venv=$1 py=$2
   shift 2
   mkdir -p "$CACHE"
-  if ! "$uv" --version 2>/dev/null | grep -q "^uv $UV_VERSION"; then
-    rm -rf "$CACHE/uv"
-    { "$py" -m venv "$CACHE/uv" && "$CACHE/uv/bin/pip" install -q --disable-pip-version-check "uv==$UV_VERSION"; } >"$D/log/uv.log" 2>&1 ||
-      { tail -20 "$D/log/uv.log" >&2; return 1; }
-  fi
-  # --seed: pip in the venv too, for a person who wants to look in it.
   if [ ! -x "$venv/bin/python" ]; then
-    "$uv" venv -q --seed --python "$py" "$venv" >"$D/log/pip.log" 2>&1 || { tail -20 "$D/log/pip.log" >&2; return 1; }
+    "$py" -m venv "$venv" >"$D/log/pip.log" 2>&1 || { tail -20 "$D/log/pip.log" >&2; return 1; }
   fi
-  UV_CACHE_DIR=$CACHE/uv-cache "$uv" pip install -q --python "$venv/bin/python" "$@" >>"$D/log/pip.log" 2>&1 ||
+  "$venv/bin/pip" install -q --disable-pip-version-check "$@" >>"$D/log/pip.log" 2>&1 ||
     { tail -20 "$D/log/pip.log" >&2; return 1; }
 }
 
