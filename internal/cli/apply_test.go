@@ -190,7 +190,7 @@ func applyScenarios(t *testing.T, srv *target) {
 }
 
 func TestWriteRefusedOutsideAllowedHosts(t *testing.T) {
-	servertest.Each(t, writeRefusedOutsideAllowedHosts)
+	eachNautobot(t, writeRefusedOutsideAllowedHosts)
 }
 
 func writeRefusedOutsideAllowedHosts(t *testing.T, srv *servertest.Server) {
@@ -222,7 +222,7 @@ func vidsOf(t *testing.T, srv interface {
 }
 
 func TestUnsupportedFieldRefusedBeforeAnyWrite(t *testing.T) {
-	servertest.Each(t, unsupportedFieldRefused)
+	eachNautobot(t, unsupportedFieldRefused)
 }
 
 func unsupportedFieldRefused(t *testing.T, srv *servertest.Server) {
@@ -241,7 +241,7 @@ func unsupportedFieldRefused(t *testing.T, srv *servertest.Server) {
 // TestApplySavedPlanNeedsOnlyTheConfig: a saved plan is applied without its
 // spec; the config gives the URL and token, and without it the message says
 // that this is all it needs.
-func TestApplySavedPlanNeedsOnlyTheConfig(t *testing.T) { servertest.Each(t, applySavedPlan) }
+func TestApplySavedPlanNeedsOnlyTheConfig(t *testing.T) { eachNautobot(t, applySavedPlan) }
 
 func applySavedPlan(t *testing.T, srv *servertest.Server) {
 	e := newSpecEnv(t, srv)
@@ -297,7 +297,7 @@ func TestNetworkErrors(t *testing.T) {
 // TestConfigFileErrorsAndPaths: a config typo is reported at its line with
 // a did-you-mean, and every relative path in the config is relative to the
 // config file, not to where ipsync runs.
-func TestConfigFileErrorsAndPaths(t *testing.T) { servertest.Each(t, configFileErrorsAndPaths) }
+func TestConfigFileErrorsAndPaths(t *testing.T) { eachNautobot(t, configFileErrorsAndPaths) }
 
 func configFileErrorsAndPaths(t *testing.T, srv *servertest.Server) {
 	dir := t.TempDir()

@@ -18,7 +18,7 @@ import (
 // browser shows works without JavaScript and offline.
 func TestDriftReportInABrowser(t *testing.T) {
 	chromium := browsertest.New(t)
-	servertest.Each(t, func(t *testing.T, srv *servertest.Server) { driftReportInABrowser(t, srv, chromium) })
+	eachNautobot(t, func(t *testing.T, srv *servertest.Server) { driftReportInABrowser(t, srv, chromium) })
 }
 
 func driftReportInABrowser(t *testing.T, srv *servertest.Server, chromium *browsertest.Chromium) {

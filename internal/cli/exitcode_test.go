@@ -43,7 +43,7 @@ func TestExitCodes(t *testing.T) {
 			}
 		})
 	}
-	servertest.Each(t, exitCodesAgainst)
+	eachNautobot(t, exitCodesAgainst)
 }
 
 func exitCodesAgainst(t *testing.T, srv *servertest.Server) {
@@ -124,7 +124,7 @@ func writeConfig(t testing.TB, content string) string {
 // TestDriftReport: -o selects the format as in plan; the report says which
 // owner could not be checked instead of calling it unreachable, and the
 // policy flags of writing commands are not drift's.
-func TestDriftReport(t *testing.T) { servertest.Each(t, driftReport) }
+func TestDriftReport(t *testing.T) { eachNautobot(t, driftReport) }
 
 func driftReport(t *testing.T, srv *servertest.Server) {
 	e := newSpecEnv(t, srv)

@@ -21,7 +21,7 @@ import (
 // sent are finished, no more are sent, and the count it reports is what
 // the server holds, so the next plan creates exactly the rest.
 func TestInterruptedApplyCountsWhatItWrote(t *testing.T) {
-	servertest.Each(t, func(t *testing.T, s *servertest.Server) {
+	eachNautobot(t, func(t *testing.T, s *servertest.Server) {
 		if emu := s.Emulator(); emu != nil {
 			// The emulator answers at once; a real server takes this long.
 			emu.Inject(emulatortest.Fault{Method: "POST", PathPrefix: "/api/ipam/vlans/", Latency: 300 * time.Millisecond})

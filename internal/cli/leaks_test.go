@@ -19,7 +19,7 @@ import (
 // drift, segment ranges included.
 func TestLeaksReachEveryOutput(t *testing.T) {
 	base := neutronURL(t)
-	servertest.Each(t, func(t *testing.T, srv *servertest.Server) { leaksEverywhere(t, srv, base) })
+	eachNautobot(t, func(t *testing.T, srv *servertest.Server) { leaksEverywhere(t, srv, base) })
 }
 
 // planLeaks is the leaks list of a plan or drift owner document.
@@ -132,7 +132,7 @@ func leaksEverywhere(t *testing.T, srv *servertest.Server, base string) {
 // Neutron or the group's range, not to the spec's objects.
 func TestNeutronVIDOutsideItsGroup(t *testing.T) {
 	base := neutronURL(t)
-	servertest.Each(t, func(t *testing.T, srv *servertest.Server) {
+	eachNautobot(t, func(t *testing.T, srv *servertest.Server) {
 		cfg := siteConfig(t, srv, base, "")
 		mustRun(t, "bootstrap", "--config", cfg, "--commit")
 		mustRun(t, "apply", "--config", cfg, "--commit")

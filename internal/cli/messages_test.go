@@ -48,7 +48,7 @@ func TestValidateAndPlanCountTheSameObjects(t *testing.T) {
 
 // TestMessagesReadWell: counts agree with their nouns, errors are not
 // wrapped twice in the same word, empty lists are not printed.
-func TestMessagesReadWell(t *testing.T) { servertest.Each(t, messagesReadWell) }
+func TestMessagesReadWell(t *testing.T) { eachNautobot(t, messagesReadWell) }
 
 func messagesReadWell(t *testing.T, srv *servertest.Server) {
 	e := newSpecEnv(t, srv)

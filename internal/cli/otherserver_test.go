@@ -21,7 +21,7 @@ func TestConfigPointedAtTheOtherServer(t *testing.T) {
 			t.Errorf("plan with a %s section at %s: exit %d, want %d and %q:\n%s", section, url, code, ExitError, want, stderr)
 		}
 	}
-	servertest.Each(t, func(t *testing.T, srv *servertest.Server) {
+	eachNautobot(t, func(t *testing.T, srv *servertest.Server) {
 		check(t, "netbox", srv.URL(), srv.Token(), "looks like Nautobot")
 	})
 	t.Run("netbox", func(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 // has: both VLANs are planned and no leak claims the group is missing.
 func TestPhysnetNotInPhysnetGroups(t *testing.T) {
 	base := neutronURL(t)
-	servertest.Each(t, func(t *testing.T, srv *servertest.Server) {
+	eachNautobot(t, func(t *testing.T, srv *servertest.Server) {
 		cfg := siteConfig(t, srv, base, "    physnet_groups: {a11-12-network: a11-12-network}\n")
 		mustRun(t, "bootstrap", "--config", cfg, "--commit")
 		mustRun(t, "apply", "--config", cfg, "--commit")
@@ -51,7 +51,7 @@ func TestPhysnetNotInPhysnetGroups(t *testing.T) {
 // first write, as in a listed group; not a create that fails half-way.
 func TestPhysnetNotInPhysnetGroupsSeesWhatIsThere(t *testing.T) {
 	base := neutronURL(t)
-	servertest.Each(t, func(t *testing.T, srv *servertest.Server) {
+	eachNautobot(t, func(t *testing.T, srv *servertest.Server) {
 		cfg := siteConfig(t, srv, base, "    physnet_groups: {a11-12-network: a11-12-network}\n")
 		mustRun(t, "bootstrap", "--config", cfg, "--commit")
 		mustRun(t, "apply", "--config", cfg, "--commit")
@@ -90,7 +90,7 @@ func TestPhysnetNotInPhysnetGroupsSeesWhatIsThere(t *testing.T) {
 // before its first write, not a create failing half-way.
 func TestSavedPlanSeesVLANsMadeSinceInUnlistedGroups(t *testing.T) {
 	base := neutronURL(t)
-	servertest.Each(t, func(t *testing.T, srv *servertest.Server) {
+	eachNautobot(t, func(t *testing.T, srv *servertest.Server) {
 		cfg := siteConfig(t, srv, base, "    physnet_groups: {a11-12-network: a11-12-network}\n")
 		mustRun(t, "bootstrap", "--config", cfg, "--commit")
 		mustRun(t, "apply", "--config", cfg, "--commit")

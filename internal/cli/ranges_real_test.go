@@ -21,7 +21,7 @@ import (
 // group, so the plan has nothing in the way.
 func TestAgentRangeHealthOnNeutron(t *testing.T) {
 	base := neutronURL(t)
-	servertest.Each(t, func(t *testing.T, srv *servertest.Server) { rangeHealthOnNeutron(t, srv, base) })
+	eachNautobot(t, func(t *testing.T, srv *servertest.Server) { rangeHealthOnNeutron(t, srv, base) })
 }
 
 func rangeHealthOnNeutron(t *testing.T, srv *servertest.Server, base string) {

@@ -119,7 +119,7 @@ func TestTwoAgentsWithSlowNautobot(t *testing.T) {
 	if amqp == "" || os.Getenv("IPSYNC_NEUTRON_NOTIFIES") == "" {
 		t.Skip("set IPSYNC_RABBITMQ_URL and IPSYNC_NEUTRON_NOTIFIES=1 (a Neutron started with NEUTRON_NOTIFY_URL) to run")
 	}
-	servertest.Each(t, func(t *testing.T, srv *servertest.Server) { twoAgentsSlow(t, srv, base, amqp) })
+	eachNautobot(t, func(t *testing.T, srv *servertest.Server) { twoAgentsSlow(t, srv, base, amqp) })
 }
 
 func twoAgentsSlow(t *testing.T, srv *servertest.Server, base, amqp string) {

@@ -37,7 +37,7 @@ func (e *specEnv) write(t *testing.T, spec string) {
 // TestRenumberAndSwapFromSavedPlan: a static VLAN renumbered under its
 // name and two VLANs swapping names apply from a saved plan, in place:
 // the VLAN keeps its id, and its prefix keeps it.
-func TestRenumberAndSwapFromSavedPlan(t *testing.T) { servertest.Each(t, renumberAndSwapFromSavedPlan) }
+func TestRenumberAndSwapFromSavedPlan(t *testing.T) { eachNautobot(t, renumberAndSwapFromSavedPlan) }
 
 func renumberAndSwapFromSavedPlan(t *testing.T, srv *servertest.Server) {
 	e := newSpecEnv(t, srv)
@@ -82,7 +82,7 @@ func renumberAndSwapFromSavedPlan(t *testing.T, srv *servertest.Server) {
 // of its group is refused before any write, naming both, where Nautobot
 // would refuse it halfway through the apply.
 func TestNameTakenRefusedBeforeAnyWrite(t *testing.T) {
-	servertest.Each(t, nameTakenRefusedBeforeAnyWrite)
+	eachNautobot(t, nameTakenRefusedBeforeAnyWrite)
 }
 
 func nameTakenRefusedBeforeAnyWrite(t *testing.T, srv *servertest.Server) {
