@@ -1447,15 +1447,7 @@ func TestChartRefuses(t *testing.T) {
 // against its schema (CRDs included), defaults it and runs admission, Pod
 // Security's restricted profile included, without storing it.
 func TestChartDryRun(t *testing.T) {
-	helmBinary(t)
-	kubeconfig := os.Getenv("IPSYNC_KUBECONFIG")
-	if kubeconfig == "" {
-		t.Skip("IPSYNC_KUBECONFIG is not set: set it to an admin kubeconfig of a Kubernetes API server (1.27 or later) to dry-run the chart's objects")
-	}
-	api, err := newAPIServer(kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
+	api, _ := realAPIServer(t, "dry-run the chart's objects")
 	// The namespace exists for real: a namespaced object's dry run needs
 	// it. Restricted Pod Security, enforced and warned: a Deployment whose
 	// pods would be refused draws a warning, which fails the test.
@@ -1493,6 +1485,23 @@ metadata:
 			}
 		})
 	}
+}
+
+// realAPIServer is the API server IPSYNC_KUBECONFIG names, and that
+// kubeconfig's path; without it (or IPSYNC_HELM) the test is skipped,
+// saying it needs one to do what.
+func realAPIServer(t *testing.T, what string) (*apiServer, string) {
+	t.Helper()
+	helmBinary(t)
+	kubeconfig := os.Getenv("IPSYNC_KUBECONFIG")
+	if kubeconfig == "" {
+		t.Skip("IPSYNC_KUBECONFIG is not set: set it to an admin kubeconfig of a Kubernetes API server (1.27 or later) to " + what)
+	}
+	api, err := newAPIServer(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api, kubeconfig
 }
 
 // installCRDs creates prometheus-operator's ServiceMonitor and

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -46,15 +45,7 @@ type releaseObject struct {
 // uninstall leaves nothing of the release but what only a controller could
 // finish deleting.
 func TestChartInstallUpgradeUninstall(t *testing.T) {
-	helmBinary(t)
-	kubeconfig := os.Getenv("IPSYNC_KUBECONFIG")
-	if kubeconfig == "" {
-		t.Skip("IPSYNC_KUBECONFIG is not set: set it to an admin kubeconfig of a Kubernetes API server (1.27 or later) to install the chart")
-	}
-	api, err := newAPIServer(kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
+	api, kubeconfig := realAPIServer(t, "install the chart")
 	installCRDs(t, api)
 	ns := fmt.Sprintf("ipsync-install-%d", time.Now().UnixNano()%1e9)
 	if r, err := api.apply(fmt.Appendf(nil, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n  labels:\n    pod-security.kubernetes.io/enforce: restricted\n", ns), "", fieldManager, false); err != nil || r.status >= 300 {
