@@ -26,7 +26,11 @@ func createOutFile(path string) (*outFile, error) {
 	if path == "" {
 		return nil, nil
 	}
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+	fi, err := os.Stat(path)
+	if err == nil && fi.IsDir() {
+		return nil, usagef("--out %s is a directory: name a file", path)
+	}
+	if err == nil && !fi.Mode().IsRegular() {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, usagef("--out %s: cannot write there: %w", path, err)

@@ -23,6 +23,9 @@ func TestOutCheckedFirst(t *testing.T) {
 		}
 	}
 
+	if code, _, errOut := run(t, nil, "plan", "--target", "memory", "--out", dir, "examples/"); code != ExitUsage || !strings.Contains(errOut, "is a directory") {
+		t.Errorf("plan --out DIR = exit %d: %s; want 64 saying it is a directory", code, errOut)
+	}
 	// A file that is not a regular one is written as it is.
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
