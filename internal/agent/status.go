@@ -82,10 +82,7 @@ func (st Status) State() string {
 	}
 	// Leaks are told apart: nothing ipsync owns disagrees, but a source
 	// holds what nothing accounts for, which a person must look at.
-	items, leaks := 0, 0
-	for _, o := range st.Drift.Owners {
-		items, leaks = items+len(o.Items), leaks+len(o.Leaks)
-	}
+	items, leaks := st.Drift.Counts()
 	switch {
 	case items > 0 && leaks > 0:
 		return fmt.Sprintf("%d drifting, %s", items, plural.Of(leaks, "leak"))

@@ -103,11 +103,16 @@ func (o Owner) Name() string {
 
 // Count is the number of drifting objects and leaks of all owners.
 func (r *Report) Count() int {
-	n := 0
+	items, leaks := r.Counts()
+	return items + leaks
+}
+
+// Counts are the drifting objects and the leaks of all owners, apart.
+func (r *Report) Counts() (items, leaks int) {
 	for _, o := range r.Owners {
-		n += len(o.Items) + len(o.Leaks)
+		items, leaks = items+len(o.Items), leaks+len(o.Leaks)
 	}
-	return n
+	return items, leaks
 }
 
 // ByKind counts drifting objects per kind and drift, for metrics.
